@@ -1,0 +1,43 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+  name: "MediaTools",
+  platforms: [.macOS(.v13)],
+  products: [
+    .executable(name: "mediaprobe", targets: ["mediaprobe"]),
+    .library(name: "MediaProbe", targets: ["MediaProbe"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+  ],
+  targets: [
+    // FFmpeg 5.1's libraries, found with pkg-config.
+    .systemLibrary(
+      name: "CFFmpeg",
+      pkgConfig: "libavformat",
+      providers: [
+        .apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev"]),
+        .brew(["ffmpeg"]),
+      ]
+    ),
+    // The shared probe module: FFmpeg wrappers, the probe model, frame rate, duration,
+    // orientation. No command-line code.
+    .target(name: "MediaProbe", dependencies: ["CFFmpeg"]),
+    // What the commands share: output, diagnostics, exit codes, parallel work.
+    .target(
+      name: "ToolSupport",
+      dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+    ),
+    .executableTarget(
+      name: "mediaprobe",
+      dependencies: [
+        "MediaProbe", "ToolSupport",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    .testTarget(name: "MediaProbeTests", dependencies: ["MediaProbe"]),
+    .testTarget(name: "EndToEndTests", dependencies: ["MediaProbe"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what building and testing MediaTools needs on Debian (bookworm), only what is missing.
+# Called by `make setup` (and so by `make demo` and `make test`). Safe to run again.
+set -euo pipefail
+
+packages=(
+  pkg-config
+  libavformat-dev libavcodec-dev libavutil-dev libswresample-dev  # the FFmpeg 5.1 libraries
+  ffmpeg            # ffmpeg/ffprobe: fixtures and the test oracle
+  mediainfo         # benchmark peer
+  sndfile-programs  # sndfile-info: WAV header validation
+  sox               # soxi: WAV header validation
+  jq                # README examples, demo
+  time              # /usr/bin/time -v: peak memory in the benchmark
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# JSON Schema validation in the tests uses Python's jsonschema.
+if ! python3 -c 'import jsonschema' 2>/dev/null; then
+  echo "setup: installing python jsonschema" >&2
+  python3 -m pip install -q jsonschema
+fi
