@@ -1,0 +1,134 @@
+import CFFmpeg
+
+/// Where an input's bytes come from.
+public enum InputSource: Sendable, Equatable {
+  /// A file (or a named pipe) on the local file system.
+  case file(String)
+  /// The process's standard input.
+  case standardInput
+
+  /// The libavformat URL: the `file:` or `pipe:` protocol only, so a file named `http:x`
+  /// is still a local file.
+  var url: String {
+    switch self {
+    case .file(let path): return "file:" + path
+    case .standardInput: return "pipe:0"
+    }
+  }
+
+  /// The only protocols libavformat may use for this input and anything it opens.
+  var protocolWhitelist: String {
+    switch self {
+    case .file: return "file"
+    case .standardInput: return "pipe"
+    }
+  }
+}
+
+/// Demuxers that open other resources (playlists, concatenation lists, image patterns, IMF
+/// compositions, SDP sessions). Untrusted inputs that probe as one of these are refused.
+public let referencingDemuxers: Set<String> = [
+  "hls", "dash", "concat", "image2", "imf", "sdp", "rtsp",
+]
+
+/// Why an input could not be opened by libavformat.
+package enum OpenFailure: Error {
+  /// No demuxer recognized the bytes.
+  case unrecognized
+  /// The bytes probe as a demuxer that opens other resources.
+  case refused(demuxer: String)
+  /// A demuxer recognized the input but could not read it.
+  case unreadable(demuxer: String, FFmpegError)
+  /// The input itself could not be read.
+  case io(FFmpegError)
+}
+
+/// An open, demuxed input (`AVFormatContext`), closed with `avformat_close_input`.
+///
+/// The format is probed first on our own `AVIOContext` so a demuxer that would open other
+/// resources is refused before it reads its header.
+package final class InputFile {
+  package let pointer: UnsafeMutablePointer<AVFormatContext>
+  /// Our custom I/O context: libavformat does not close it, we do.
+  private var io: UnsafeMutablePointer<AVIOContext>?
+
+  /// Opens and probes `source`, then reads stream information.
+  ///
+  /// - Parameter allowReferences: let playlist-like demuxers open other local files.
+  /// - Throws: `OpenFailure`.
+  package init(source: InputSource, allowReferences: Bool) throws(OpenFailure) {
+    let url = source.url
+    var options: OpaquePointer? = nil
+    defer { av_dict_free(&options) }
+    av_dict_set(&options, "protocol_whitelist", source.protocolWhitelist, 0)
+
+    var io: UnsafeMutablePointer<AVIOContext>? = nil
+    let opened = avio_open2(&io, url, AVIO_FLAG_READ, nil, &options)
+    guard opened >= 0, let io else { throw .io(FFmpegError(code: opened)) }
+
+    var format: UnsafePointer<AVInputFormat>? = nil
+    let score = av_probe_input_buffer2(io, &format, url, nil, 0, 0)
+    guard score >= 0, let format else {
+      var owned: UnsafeMutablePointer<AVIOContext>? = io
+      avio_closep(&owned)
+      let error = FFmpegError(code: score)
+      throw error.isInvalidData || error.isEndOfFile ? .unrecognized : .io(error)
+    }
+    let name = String(cString: format.pointee.name)
+    if !allowReferences && !Set(name.split(separator: ",").map(String.init)).isDisjoint(with: referencingDemuxers) {
+      var owned: UnsafeMutablePointer<AVIOContext>? = io
+      avio_closep(&owned)
+      throw .refused(demuxer: name)
+    }
+
+    guard var context = Optional(avformat_alloc_context()) , context != nil else {
+      var owned: UnsafeMutablePointer<AVIOContext>? = io
+      avio_closep(&owned)
+      throw .io(.posix(ENOMEM))
+    }
+    context!.pointee.pb = io
+    context!.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+    var openOptions: OpaquePointer? = nil
+    defer { av_dict_free(&openOptions) }
+    av_dict_set(&openOptions, "protocol_whitelist", source.protocolWhitelist, 0)
+    let result = avformat_open_input(&context, url, format, &openOptions)
+    guard result >= 0, let context else {
+      // avformat_open_input freed the context on failure; the custom I/O is ours to close.
+      var owned: UnsafeMutablePointer<AVIOContext>? = io
+      avio_closep(&owned)
+      throw .unreadable(demuxer: name, FFmpegError(code: result))
+    }
+    self.pointer = context
+    self.io = io
+    let info = avformat_find_stream_info(context, nil)
+    if info < 0 { throw .unreadable(demuxer: name, FFmpegError(code: info)) }
+  }
+
+  deinit {
+    var context: UnsafeMutablePointer<AVFormatContext>? = pointer
+    avformat_close_input(&context)
+    avio_closep(&io)
+  }
+
+  /// The demuxer's short name (`mov,mp4,m4a,3gp,3g2,mj2`, `matroska,webm`, ...).
+  package var formatName: String { String(cString: pointer.pointee.iformat.pointee.name) }
+
+  /// The number of streams.
+  package var streamCount: Int { Int(pointer.pointee.nb_streams) }
+
+  /// The stream at `index`, borrowed from this input (valid while `self` is alive).
+  package func stream(_ index: Int) -> UnsafeMutablePointer<AVStream> {
+    pointer.pointee.streams[index]!
+  }
+
+  /// Reads the next packet into `packet`.
+  ///
+  /// - Returns: false at the end of the input.
+  /// - Throws: `FFmpegError` for read errors other than the end of the input.
+  package func read(into packet: Packet) throws(FFmpegError) -> Bool {
+    let result = av_read_frame(pointer, packet.pointer)
+    if result == mt_averror_eof { return false }
+    try check(result)
+    return true
+  }
+}

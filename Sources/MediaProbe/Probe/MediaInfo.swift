@@ -1,0 +1,145 @@
+/// Everything `mediaprobe` reports about one media file.
+///
+/// Encoded to JSON with snake_case keys (`JSONEncoder.mediaTools`); unknown values are `null`.
+public struct MediaInfo: Codable, Sendable, Equatable {
+  /// The path as given (`-` for standard input).
+  public var path: String
+  /// The file's size in bytes; null for standard input.
+  @NullEncoded public var sizeBytes: Int64?
+  /// The container: demuxer, brand, bit rate, fast start, tags.
+  public var container: Container
+  /// The file's duration; null when neither the container nor a scan knows it.
+  @NullEncoded public var duration: MediaDuration?
+  /// Every stream, in container order.
+  public var streams: [MediaStream]
+  /// True when `--scan` demuxed every packet, so counts and durations are exact.
+  public var scanned: Bool
+}
+
+/// The container of a media file.
+public struct Container: Codable, Sendable, Equatable {
+  /// The demuxer's short name, e.g. `mov,mp4,m4a,3gp,3g2,mj2` or `matroska,webm`.
+  public var formatName: String
+  /// The demuxer's long name.
+  @NullEncoded public var formatLongName: String?
+  /// The ISO BMFF major brand (`isom`, `qt  `, `M4A `, ...), for MP4/MOV/3GP.
+  @NullEncoded public var majorBrand: String?
+  /// The overall bit rate in bits per second.
+  @NullEncoded public var bitRate: Int64?
+  /// The first timestamp, in seconds.
+  @NullEncoded public var startTime: Double?
+  /// For MP4/MOV: whether the `moov` box comes before `mdat` (progressive playback can start
+  /// before the whole file arrives). Null for other containers and for pipes.
+  @NullEncoded public var fastStart: Bool?
+  /// The container's metadata tags (title, artist, creation_time, encoder, ...).
+  public var tags: [String: String]
+}
+
+/// The kind of a stream.
+public enum StreamType: String, Codable, Sendable {
+  case video, audio, subtitle, data, attachment, unknown
+}
+
+/// One stream (track) of a media file.
+public struct MediaStream: Codable, Sendable, Equatable {
+  /// The stream's index in the container.
+  public var index: Int
+  /// video, audio, subtitle, data or attachment.
+  public var type: StreamType
+  /// The codec: name, tag, profile, level.
+  public var codec: Codec
+  /// The stream's bit rate in bits per second.
+  @NullEncoded public var bitRate: Int64?
+  /// The stream's duration; null when the container does not give one.
+  @NullEncoded public var duration: MediaDuration?
+  /// Number of frames (packets): from the container index, or exact after `--scan`.
+  @NullEncoded public var frameCount: Int64?
+  /// The stream's time base: timestamps count in units of this many seconds.
+  public var timeBase: Rational
+  /// The language tag (ISO 639-2, e.g. `eng`).
+  @NullEncoded public var language: String?
+  /// The stream's title tag.
+  @NullEncoded public var title: String?
+  /// Disposition flags (`default`, `forced`, `attached_pic`, ...), every known flag present.
+  public var disposition: [String: Bool]
+  /// Video properties; null for other stream types.
+  @NullEncoded public var video: VideoInfo?
+  /// Audio properties; null for other stream types.
+  @NullEncoded public var audio: AudioInfo?
+}
+
+/// A stream's codec.
+public struct Codec: Codable, Sendable, Equatable {
+  /// FFmpeg's short codec name (`h264`, `hevc`, `aac`, ...).
+  public var name: String
+  /// FFmpeg's long codec name.
+  @NullEncoded public var longName: String?
+  /// The FourCC sample entry / codec tag (`avc1`, `hvc1`, `hev1`, `mp4a`), when it has one.
+  @NullEncoded public var tag: String?
+  /// The profile name (`High`, `Main 10`, `LC`, ...).
+  @NullEncoded public var profile: String?
+  /// The level in human form (`4.1` for H.264 level_idc 41, `5.1` for HEVC 153).
+  @NullEncoded public var level: String?
+}
+
+/// Properties of a video stream.
+public struct VideoInfo: Codable, Sendable, Equatable {
+  /// The natural (stored) width in pixels.
+  public var width: Int
+  /// The natural (stored) height in pixels.
+  public var height: Int
+  /// The coded width (macroblock-aligned), when a decoder reports it.
+  @NullEncoded public var codedWidth: Int?
+  /// The coded height (macroblock-aligned), when a decoder reports it.
+  @NullEncoded public var codedHeight: Int?
+  /// The pixel format (`yuv420p`, `yuv420p10le`, ...).
+  @NullEncoded public var pixelFormat: String?
+  /// Bits per colour component.
+  @NullEncoded public var bitDepth: Int?
+  /// Chroma subsampling (`4:2:0`, `4:2:2`, `4:4:4`).
+  @NullEncoded public var chromaSubsampling: String?
+  /// The sample (pixel) aspect ratio; null when unknown (0:1).
+  @NullEncoded public var sampleAspectRatio: Rational?
+  /// The display aspect ratio of the natural size with the sample aspect ratio applied.
+  @NullEncoded public var displayAspectRatio: Rational?
+  /// True when the sample aspect ratio is known and not 1:1.
+  public var anamorphic: Bool
+  /// `progressive`, `tt`, `bb`, `tb` or `bt` (field order), null when unknown.
+  @NullEncoded public var fieldOrder: String?
+  /// Whether the content is interlaced (from the first decoded frame where possible).
+  @NullEncoded public var interlaced: Bool?
+  /// Colour description.
+  public var color: ColorInfo
+  /// `hdr10`, `hlg`, `dolby_vision`, or null for SDR/unknown.
+  @NullEncoded public var hdr: String?
+  /// Nominal and average frame rates (and the scan's verdict with `--scan`).
+  public var frameRate: FrameRate
+  /// The display orientation (the track matrix), as AVFoundation's `preferredTransform`.
+  public var orientation: Orientation
+}
+
+/// Colour description of a video stream (null fields are unspecified in the stream).
+public struct ColorInfo: Codable, Sendable, Equatable {
+  /// `tv` (limited) or `pc` (full).
+  @NullEncoded public var range: String?
+  /// Colour primaries (`bt709`, `bt2020`, ...).
+  @NullEncoded public var primaries: String?
+  /// Transfer characteristics (`bt709`, `smpte2084`, `arib-std-b67`, ...).
+  @NullEncoded public var transfer: String?
+  /// Matrix coefficients (`bt709`, `bt2020nc`, ...).
+  @NullEncoded public var matrix: String?
+}
+
+/// Properties of an audio stream.
+public struct AudioInfo: Codable, Sendable, Equatable {
+  /// Samples per second.
+  public var sampleRate: Int
+  /// Number of channels.
+  public var channels: Int
+  /// The channel layout's name (`mono`, `stereo`, `5.1(side)`, ...), null when unspecified.
+  @NullEncoded public var channelLayout: String?
+  /// The decoder's sample format (`fltp`, `s16`, `s32`, ...).
+  @NullEncoded public var sampleFormat: String?
+  /// Bits per sample of the source (24 for 24-bit FLAC, 16 for pcm_s16le), when meaningful.
+  @NullEncoded public var bitsPerSample: Int?
+}

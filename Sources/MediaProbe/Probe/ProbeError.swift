@@ -1,0 +1,86 @@
+/// Why a file could not be probed. Each case has a stable `code` for scripts.
+public enum ProbeError: Error, Sendable, Equatable {
+  /// The path does not exist.
+  case notFound
+  /// The path is a directory, socket or device (directories need `--recursive`).
+  case notAFile(kind: String)
+  /// The file cannot be read with the current permissions.
+  case permissionDenied
+  /// The file is empty.
+  case empty
+  /// No demuxer recognizes the bytes as media.
+  case unrecognizedFormat
+  /// The file ends before its container says it does (or before its index was written).
+  case truncated(detail: String)
+  /// A demuxer recognized the format but could not read it.
+  case corrupt(demuxer: String, detail: String)
+  /// The input is a playlist or list that would open other resources; refused unless allowed.
+  case refusedReference(demuxer: String)
+  /// Reading failed (an I/O error).
+  case readError(detail: String)
+
+  /// The stable machine-readable code (`not_found`, `truncated`, ...).
+  public var code: String {
+    switch self {
+    case .notFound: "not_found"
+    case .notAFile: "not_a_file"
+    case .permissionDenied: "permission_denied"
+    case .empty: "empty"
+    case .unrecognizedFormat: "unrecognized_format"
+    case .truncated: "truncated"
+    case .corrupt: "corrupt"
+    case .refusedReference: "refused_reference"
+    case .readError: "read_error"
+    }
+  }
+
+  /// A sentence for humans.
+  public var message: String {
+    switch self {
+    case .notFound: "no such file"
+    case .notAFile(let kind): "not a regular file (\(kind))"
+    case .permissionDenied: "permission denied"
+    case .empty: "the file is empty"
+    case .unrecognizedFormat: "not a recognized media format"
+    case .truncated(let detail): "the file is truncated: \(detail)"
+    case .corrupt(let demuxer, let detail): "\(demuxer) data could not be read: \(detail)"
+    case .refusedReference(let demuxer):
+      "refused: \(demuxer) input opens other files or URLs (allow with --allow-references)"
+    case .readError(let detail): "read error: \(detail)"
+    }
+  }
+}
+
+/// A probe's outcome for one input: the information, or the error in its place.
+public enum ProbeOutcome: Sendable, Equatable, Encodable {
+  /// The file was probed.
+  case success(MediaInfo)
+  /// The file could not be probed.
+  case failure(path: String, error: ProbeError)
+
+  /// Encodes as the `MediaInfo` object, or `{"path": .., "error": {"code": .., "message": ..}}`.
+  public func encode(to encoder: any Encoder) throws {
+    switch self {
+    case .success(let info): try info.encode(to: encoder)
+    case .failure(let path, let error):
+      try FailureRecord(path: path, error: .init(code: error.code, message: error.message))
+        .encode(to: encoder)
+    }
+  }
+
+  /// True for `.failure`.
+  public var failed: Bool {
+    if case .failure = self { return true }
+    return false
+  }
+}
+
+/// The JSON shape of a failed input.
+struct FailureRecord: Encodable {
+  struct Detail: Encodable {
+    var code: String
+    var message: String
+  }
+  var path: String
+  var error: Detail
+}

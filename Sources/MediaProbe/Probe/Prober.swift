@@ -1,0 +1,287 @@
+import CFFmpeg
+import Foundation
+
+/// How to probe.
+public struct ProbeOptions: Sendable {
+  /// Demux every packet (no decoding) for exact frame counts, durations and a CFR/VFR verdict.
+  public var scan: Bool
+  /// Let playlist-like demuxers (HLS, DASH, concat, image patterns) open other local files.
+  public var allowReferences: Bool
+
+  /// Options; the defaults read only the headers and refuse references.
+  public init(scan: Bool = false, allowReferences: Bool = false) {
+    self.scan = scan
+    self.allowReferences = allowReferences
+  }
+}
+
+/// Probes media files with libavformat into `MediaInfo`.
+///
+/// Safe to use from several threads at once: each call opens its own FFmpeg contexts.
+public struct Prober: Sendable {
+  /// The options every probe uses.
+  public let options: ProbeOptions
+
+  /// A prober with `options`.
+  public init(options: ProbeOptions = ProbeOptions()) {
+    self.options = options
+  }
+
+  /// Probes one input, turning a failure into `.failure` so a batch can go on.
+  public func outcome(for source: InputSource, path: String) -> ProbeOutcome {
+    do {
+      return .success(try probe(source, path: path))
+    } catch {
+      return .failure(path: path, error: error)
+    }
+  }
+
+  /// Probes one input.
+  ///
+  /// - Parameters:
+  ///   - source: a file path or standard input.
+  ///   - path: the path to report (as the user gave it).
+  /// - Throws: `ProbeError` with a stable code.
+  public func probe(_ source: InputSource, path: String) throws(ProbeError) -> MediaInfo {
+    var sizeBytes: Int64?
+    if case .file(let filePath) = source {
+      sizeBytes = try Self.checkReadable(filePath)
+    }
+    let input: InputFile
+    do {
+      input = try InputFile(source: source, allowReferences: options.allowReferences)
+    } catch {
+      throw Self.probeError(for: error, source: source)
+    }
+    if input.formatName == "tty" { throw .unrecognizedFormat }  // any text file probes as ANSI art
+
+    var layout: BoxLayout?
+    if case .file(let filePath) = source, input.formatName.hasPrefix("mov,") {
+      layout = BoxLayout.read(path: filePath)
+      if layout?.truncated == true {
+        throw .truncated(detail: "a box extends past the end of the file")
+      }
+    }
+
+    let reader = StreamReader(input: input)
+    var streams = (0..<input.streamCount).map { reader.stream(at: $0, sentinel: layout) }
+    let measured = try measure(input, streams: streams)
+    for (index, measurement) in measured {
+      streams[index].apply(measurement, timeBase: streams[index].timeBase)
+    }
+
+    let context = input.pointer.pointee
+    let container = Container(
+      formatName: input.formatName,
+      formatLongName: context.iformat.pointee.long_name.map { String(cString: $0) },
+      majorBrand: metadataValue(context.metadata, "major_brand"),
+      bitRate: context.bit_rate > 0 ? context.bit_rate : nil,
+      startTime: context.start_time == mt_nopts_value
+        ? nil : Double(context.start_time) / Double(mt_time_base),
+      fastStart: layout.map(\.movieBeforeData),
+      tags: metadataDictionary(context.metadata))
+
+    return MediaInfo(
+      path: path, sizeBytes: sizeBytes, container: container,
+      duration: fileDuration(input, streams: streams, unknownSentinel: layout?.unknownDurationSentinel == true),
+      streams: streams, scanned: options.scan)
+  }
+
+  // MARK: - Before libavformat
+
+  /// Checks that `path` is a readable, non-empty regular file (or named pipe).
+  ///
+  /// - Returns: the size in bytes (nil for a pipe).
+  private static func checkReadable(_ path: String) throws(ProbeError) -> Int64? {
+    var info = stat()
+    guard stat(path, &info) == 0 else {
+      switch errno {
+      case ENOENT, ENOTDIR: throw .notFound
+      case EACCES: throw .permissionDenied
+      default: throw .readError(detail: String(cString: strerror(errno)))
+      }
+    }
+    switch info.st_mode & S_IFMT {
+    case S_IFREG: break
+    case S_IFIFO: return nil
+    case S_IFDIR: throw .notAFile(kind: "directory")
+    case S_IFCHR, S_IFBLK: throw .notAFile(kind: "device")
+    default: throw .notAFile(kind: "socket or special file")
+    }
+    guard access(path, R_OK) == 0 else { throw .permissionDenied }
+    guard info.st_size > 0 else { throw .empty }
+    return Int64(info.st_size)
+  }
+
+  private static func probeError(for failure: OpenFailure, source: InputSource) -> ProbeError {
+    switch failure {
+    case .unrecognized: return .unrecognizedFormat
+    case .refused(let demuxer): return .refusedReference(demuxer: demuxer)
+    case .io(let error):
+      if error.code == mt_averror(EACCES) { return .permissionDenied }
+      if error.code == mt_averror(ENOENT) { return .notFound }
+      return .readError(detail: error.message)
+    case .unreadable(let demuxer, let error):
+      if case .file(let path) = source, demuxer.hasPrefix("mov,"), let layout = BoxLayout.read(path: path) {
+        if layout.truncated { return .truncated(detail: "a box extends past the end of the file") }
+        if !layout.hasMovie {
+          return .truncated(detail: "no moov box: the index was never written (an interrupted recording?)")
+        }
+      }
+      if error.isEndOfFile { return .truncated(detail: "unexpected end of file") }
+      return .corrupt(demuxer: demuxer, detail: error.message)
+    }
+  }
+
+  // MARK: - Reading packets
+
+  /// What reading packets found for one stream.
+  struct Measurement {
+    var scan: TimestampScan?
+    var firstFrame: FirstFrame?
+  }
+
+  /// Facts only a decoded frame tells.
+  struct FirstFrame {
+    var codedWidth: Int
+    var codedHeight: Int
+    var interlaced: Bool
+    var topFieldFirst: Bool
+  }
+
+  /// Reads packets: all of them with `--scan` (timestamps only), otherwise just enough to decode
+  /// the first frame of each video stream (coded size, interlacing).
+  private func measure(_ input: InputFile, streams: [MediaStream]) throws(ProbeError)
+    -> [Int: Measurement]
+  {
+    var results: [Int: Measurement] = [:]
+    var decoders: [Int: CodecDecoder] = [:]
+    for stream in streams where stream.type == .video && stream.disposition["attached_pic"] != true {
+      if let decoder = try? CodecDecoder(parameters: input.stream(stream.index).pointee.codecpar) {
+        decoders[stream.index] = decoder
+      }
+    }
+    if options.scan {
+      for stream in streams { results[stream.index, default: Measurement()].scan = TimestampScan() }
+    }
+    let packet = Packet()
+    let frame = Frame()
+    var packetsWithoutFrame = 0
+    func decode(_ index: Int, _ packet: Packet?) {
+      guard let decoder = decoders[index] else { return }
+      do {
+        try decoder.send(packet)
+      } catch where !error.isTryAgain {
+        if packet == nil { decoders[index] = nil }
+        return
+      } catch {}
+      if (try? decoder.receive(into: frame)) == true {
+        let f = frame.pointer.pointee
+        let context = decoder.pointer.pointee
+        results[index, default: Measurement()].firstFrame = FirstFrame(
+          codedWidth: Int(context.coded_width), codedHeight: Int(context.coded_height),
+          interlaced: f.interlaced_frame != 0, topFieldFirst: f.top_field_first != 0)
+        frame.unref()
+        decoders[index] = nil
+      } else if packet == nil {
+        decoders[index] = nil
+      }
+    }
+
+    // Without a scan, give up on first frames after this many packets (a broken stream).
+    let packetLimit = 2_000
+    while options.scan || (!decoders.isEmpty && packetsWithoutFrame < packetLimit) {
+      do {
+        guard try input.read(into: packet) else { break }
+      } catch {
+        if options.scan { throw .readError(detail: error.message) }
+        break
+      }
+      defer { packet.unref() }
+      let index = packet.streamIndex
+      results[index]?.scan?.add(timestamp: packet.pts ?? packet.dts, duration: packet.duration)
+      if decoders[index] != nil {
+        packetsWithoutFrame += 1
+        decode(index, packet)
+      }
+    }
+    for index in Array(decoders.keys) { decode(index, nil) }  // drain: frames still in flight
+    for index in Array(results.keys) { results[index]?.scan?.finish() }
+    return results
+  }
+
+  // MARK: - Durations
+
+  private func fileDuration(_ input: InputFile, streams: [MediaStream], unknownSentinel: Bool)
+    -> MediaDuration?
+  {
+    if options.scan {
+      return streams.compactMap(\.duration).max { $0.seconds < $1.seconds }
+    }
+    let context = input.pointer.pointee
+    guard context.duration != mt_nopts_value, context.duration > 0 else { return nil }
+    let source: DurationSource
+    switch context.duration_estimation_method {
+    case AVFMT_DURATION_FROM_BITRATE: source = .bitrate
+    case AVFMT_DURATION_FROM_STREAM: source = .stream
+    default: source = .container
+    }
+    return MediaDuration(
+      value: context.duration, timescale: Int64(mt_time_base),
+      estimated: source == .bitrate || unknownSentinel, source: source)
+  }
+}
+
+extension MediaStream {
+  /// Replaces header values with what reading packets measured.
+  mutating func apply(_ measurement: Prober.Measurement, timeBase: Rational) {
+    if let scan = measurement.scan {
+      frameCount = scan.packetCount
+      duration = scan.durationTicks.map {
+        MediaDuration(ticks: $0, timeBase: timeBase, source: .scan)
+      }
+      if var video, disposition["attached_pic"] != true {
+        video.frameRate.mode = scan.mode
+        video.frameRate.min = scan.maxDelta.flatMap { Rational(timeBase.den, $0 * timeBase.num) }
+        video.frameRate.max = scan.minDelta.flatMap { Rational(timeBase.den, $0 * timeBase.num) }
+        video.frameRate.minFrameDuration = scan.minDelta.map {
+          MediaDuration(ticks: $0, timeBase: timeBase, source: .scan)
+        }
+        if let ticks = scan.durationTicks {
+          video.frameRate.best = Rational(scan.packetCount * timeBase.den, ticks * timeBase.num)
+        }
+        self.video = video
+      }
+    }
+    if let first = measurement.firstFrame, var video {
+      if first.codedWidth > 0 {
+        video.codedWidth = first.codedWidth
+        video.codedHeight = first.codedHeight
+      }
+      video.interlaced = first.interlaced
+      if first.interlaced, video.fieldOrder == nil || video.fieldOrder == "progressive" {
+        video.fieldOrder = first.topFieldFirst ? "tt" : "bb"
+      }
+      self.video = video
+    }
+  }
+}
+
+// MARK: - Metadata helpers
+
+/// One value of an FFmpeg metadata dictionary.
+func metadataValue(_ dictionary: OpaquePointer?, _ key: String) -> String? {
+  guard let entry = av_dict_get(dictionary, key, nil, 0) else { return nil }
+  return String(cString: entry.pointee.value)
+}
+
+/// A whole FFmpeg metadata dictionary.
+func metadataDictionary(_ dictionary: OpaquePointer?) -> [String: String] {
+  var result: [String: String] = [:]
+  var entry: UnsafeMutablePointer<AVDictionaryEntry>? = nil
+  while let next = av_dict_get(dictionary, "", entry, AV_DICT_IGNORE_SUFFIX) {
+    result[String(cString: next.pointee.key)] = String(cString: next.pointee.value)
+    entry = next
+  }
+  return result
+}

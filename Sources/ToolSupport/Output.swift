@@ -1,0 +1,78 @@
+import Foundation
+
+/// Exit codes shared by the tools (documented in each man page).
+public enum ExitCode {
+  /// Every input succeeded.
+  public static let success: Int32 = 0
+  /// Some input failed (or, for mediacompat, did not pass).
+  public static let failure: Int32 = 1
+  /// An input could not be checked at all (mediacompat).
+  public static let unchecked: Int32 = 2
+  /// The command line was wrong (ArgumentParser's validation code).
+  public static let usage: Int32 = 64
+}
+
+/// Writes to standard output and standard error without Foundation's buffering surprises.
+public enum Console {
+  /// Writes `text` to standard output.
+  public static func out(_ text: String) { write(text, to: STDOUT_FILENO) }
+
+  /// Writes a message for humans to standard error, prefixed with the tool's name.
+  public static func error(_ tool: String, _ message: String) {
+    write("\(tool): \(message)\n", to: STDERR_FILENO)
+  }
+
+  private static func write(_ text: String, to fd: Int32) {
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+      let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+      if written < 0 {
+        if errno == EINTR { continue }
+        // The reader went away (EPIPE, e.g. `| head`): stop quietly, as Unix tools do.
+        exit(errno == EPIPE ? ExitCode.success : ExitCode.failure)
+      }
+      bytes = bytes.dropFirst(written)
+    }
+  }
+}
+
+/// Writes a sequence of JSON values as one object (single input), an array, or NDJSON lines,
+/// streaming each as it comes so memory does not grow with the number of inputs.
+public struct JSONStreamWriter {
+  /// How values are laid out.
+  public enum Layout {
+    /// One pretty-printed object (exactly one value expected).
+    case single
+    /// A pretty-printed array.
+    case array
+    /// One compact object per line.
+    case lines
+  }
+
+  private let layout: Layout
+  private var count = 0
+
+  /// A writer for `layout`.
+  public init(layout: Layout) { self.layout = layout }
+
+  /// Writes one value.
+  public mutating func write(_ json: Data) {
+    let text = String(decoding: json, as: UTF8.self)
+    switch layout {
+    case .single: Console.out(text + "\n")
+    case .lines: Console.out(text + "\n")
+    case .array:
+      let indented = text.replacingOccurrences(of: "\n", with: "\n  ")
+      Console.out((count == 0 ? "[\n  " : ",\n  ") + indented)
+    }
+    count += 1
+  }
+
+  /// Closes the array, if any.
+  public func finish() {
+    if layout == .array { Console.out(count == 0 ? "[]\n" : "\n]\n") }
+  }
+}
+
+/// Ignores SIGPIPE so a closed reader shows up as EPIPE, handled by `Console`.
+public func ignoreBrokenPipe() { signal(SIGPIPE, SIG_IGN) }

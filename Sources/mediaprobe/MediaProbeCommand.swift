@@ -1,0 +1,111 @@
+import ArgumentParser
+import Foundation
+import MediaProbe
+import ToolSupport
+
+@main
+struct MediaProbeCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "mediaprobe",
+    abstract: "Probe media files to JSON: container, streams, codecs, exact frame rates and durations, orientation.",
+    discussion: """
+      Prints one JSON object for one input, an array for several, or one compact object per line \
+      with --ndjson. Keys are snake_case, numbers are numbers, and a value that applies but is \
+      unknown is null. Rationals are {"num", "den", "value"}; durations are {"seconds", "value", \
+      "timescale", "estimated", "source"}, exact like CMTime, with "estimated": true when \
+      libavformat guessed from the bit rate or the container holds its "unknown" sentinel.
+
+      Orientation follows AVFoundation: "rotation" is clockwise degrees (0, 90, 180, 270), \
+      "mirrored" comes from the matrix's determinant, "name" is the UIImageOrientation (up, \
+      right, left_mirrored, ...), and "display_width"/"display_height" are the size the clip \
+      shows at after the sample aspect ratio and the rotation.
+
+      A file that cannot be probed is reported in its place as \
+      {"path": ..., "error": {"code": ..., "message": ...}} and the others still run. Codes: \
+      not_found, not_a_file, permission_denied, empty, unrecognized_format, truncated, corrupt, \
+      refused_reference, read_error.
+
+      Inputs are treated as untrusted: only local files and standard input are read, and \
+      playlists or lists that open other resources (HLS, DASH, concat, image patterns, IMF) are \
+      refused unless --allow-references is given.
+
+      EXIT STATUS: 0 when every input was probed, 1 when any input failed, 64 for usage errors.
+
+      EXAMPLES:
+        mediaprobe clip.mp4 | jq '.streams[0].video.orientation'
+        mediaprobe --ndjson --recursive uploads/ | jq -c 'select(.error) | .path'
+        mediaprobe --scan phone.mov | jq '.streams[] | .video.frame_rate.mode'
+        cat clip.mkv | mediaprobe -
+      """,
+    version: "0.1.0")
+
+  @Argument(help: "Media files to probe; '-' reads standard input; directories need --recursive.")
+  var paths: [String]
+
+  @Flag(help: "Demux every packet (no decoding): exact frame counts and durations, CFR/VFR verdict, min/max frame rate.")
+  var scan = false
+
+  @Flag(help: "Print a short human-readable table instead of JSON.")
+  var summary = false
+
+  @Flag(help: "Print one compact JSON object per line, each as soon as it (and all before it) are done.")
+  var ndjson = false
+
+  @Option(name: [.short, .long], help: "Probe this many files at once (default: the number of cores).")
+  var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+  @Flag(name: [.short, .long], help: "Probe the files below directory arguments.")
+  var recursive = false
+
+  @Flag(help: "Let playlists and lists (HLS, DASH, concat, image patterns) open the local files they name.")
+  var allowReferences = false
+
+  @Flag(name: [.short, .long], help: "Print FFmpeg's warnings on standard error.")
+  var verbose = false
+
+  func validate() throws {
+    guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+    if summary && ndjson { throw ValidationError("--summary and --ndjson cannot be combined") }
+    if paths.filter({ $0 == "-" }).count > 1 { throw ValidationError("'-' can be given only once") }
+  }
+
+  func run() throws {
+    ignoreBrokenPipe()
+    (verbose ? FFmpegLogLevel.warning : .quiet).apply()
+    let inputs = expandInputs(paths, recursive: recursive)
+    let prober = Prober(options: ProbeOptions(scan: scan, allowReferences: allowReferences))
+    let encoder = JSONEncoder.mediaTools(compact: ndjson)
+
+    let single = paths.count == 1 && inputs.count == 1 && inputs[0].display == paths[0]
+    var writer = JSONStreamWriter(layout: ndjson ? .lines : single ? .single : .array)
+    var rows: [[String]] = []
+    var failures = 0
+
+    orderedParallel(count: inputs.count, jobs: jobs) { index in
+      let input = inputs[index]
+      switch input {
+      case .standardInput: return prober.outcome(for: .standardInput, path: "-")
+      case .path(let path): return prober.outcome(for: .file(path), path: path)
+      }
+    } emit: { _, outcome in
+      if case .failure(let path, let error) = outcome {
+        failures += 1
+        Console.error("mediaprobe", "\(path): \(error.message)")
+      }
+      if summary {
+        switch outcome {
+        case .success(let info): rows.append(info.summaryColumns)
+        case .failure(let path, let error): rows.append([path, "error", error.code, error.message])
+        }
+      } else if let json = try? encoder.encode(outcome) {
+        writer.write(json)
+      }
+    }
+    if summary {
+      Console.out(formatTable(rows))
+    } else {
+      writer.finish()
+    }
+    if failures > 0 { throw ExitCode(1) }
+  }
+}
