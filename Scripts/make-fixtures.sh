@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Generates the test fixtures in Tests/Fixtures with the ffmpeg CLI from lavfi sources, so their
+# true values (size, frame rate, duration, matrix, field order) are known by construction.
+# The fixtures are committed; run this only to change them (then re-record the goldens on purpose).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=Tests/Fixtures
+mkdir -p "$out"
+ff() { ffmpeg -nostdin -hide_banner -loglevel error -y "$@"; }
+video() { echo "testsrc2=size=${1}:rate=${2}"; }                  # size, rate
+tone() { echo "sine=frequency=${1:-440}:sample_rate=${2:-48000}"; } # frequency, rate
+bitexact=(-fflags +bitexact -flags:v +bitexact -flags:a +bitexact)
+x264=(-c:v libx264 -preset veryfast -pix_fmt yuv420p)
+aac=(-c:a aac -b:a 64k)
+
+# --- Video codecs, containers and frame rates (1 s each, small) -----------------------------
+ff -f lavfi -i "$(video 320x240 25)" -f lavfi -i "$(tone)" -t 1 "${x264[@]}" -profile:v baseline -level 3.0 "${aac[@]}" -movflags +faststart "${bitexact[@]}" "$out/h264_25fps.mp4"
+ff -f lavfi -i "$(video 320x240 24000/1001)" -f lavfi -i "$(tone)" -t 1 "${x264[@]}" "${aac[@]}" "${bitexact[@]}" "$out/h264_23.976fps.mov"
+ff -f lavfi -i "$(video 320x240 30)" -f lavfi -i "$(tone)" -t 1 "${x264[@]}" "${aac[@]}" "${bitexact[@]}" "$out/h264_30fps.mkv"
+ff -f lavfi -i "$(video 320x240 60)" -f lavfi -i "$(tone)" -t 1 "${x264[@]}" "${aac[@]}" "${bitexact[@]}" "$out/h264_60fps.ts"
+ff -f lavfi -i "$(video 320x240 30)" -f lavfi -i "$(tone)" -t 1 -c:v libx265 -preset ultrafast -x265-params log-level=error -tag:v hvc1 "${aac[@]}" "${bitexact[@]}" "$out/hevc_hvc1.mp4"
+ff -i "$out/hevc_hvc1.mp4" -c copy -tag:v hev1 "${bitexact[@]}" "$out/hevc_hev1.mp4"
+ff -f lavfi -i "$(video 160x120 24)" -t 1 -c:v libx265 -preset ultrafast -x265-params log-level=error -pix_fmt yuv420p10le \
+   -color_primaries bt2020 -color_trc smpte2084 -colorspace bt2020nc -color_range tv "${bitexact[@]}" "$out/hevc_hdr10.mkv"
+ff -f lavfi -i "$(video 320x240 30)" -f lavfi -i "$(tone)" -t 1 -c:v libvpx -b:v 300k -c:a libvorbis "${bitexact[@]}" "$out/vp8_vorbis.webm"
+ff -f lavfi -i "$(video 320x240 30)" -f lavfi -i "$(tone)" -t 1 -c:v libvpx-vp9 -b:v 300k -deadline realtime -c:a libopus "${bitexact[@]}" "$out/vp9_opus.webm"
+ff -f lavfi -i "$(video 160x120 30)" -t 1 -c:v libaom-av1 -cpu-used 8 -b:v 100k "${bitexact[@]}" "$out/av1.mp4"
+ff -f lavfi -i "$(video 176x144 15)" -f lavfi -i "$(tone 440 8000)" -t 1 -c:v h263 -c:a aac -ac 1 -b:a 24k "${bitexact[@]}" "$out/h263_qcif.3gp"
+ff -f lavfi -i "$(video 320x240 30)" -f lavfi -i "$(tone)" -t 1 -c:v mpeg4 -b:v 500k "${aac[@]}" "${bitexact[@]}" "$out/mpeg4_sp.mp4"
+
+# VFR by construction: 10 frames at 10 fps, then 30 frames at 30 fps (time base 1/300):
+# 40 frames, 2.000 s, frame durations 1/10 s and 1/30 s.
+ff -f lavfi -i "$(video 160x120 30)" -frames:v 40 -vf "settb=1/300,setpts='if(lt(N,10),N*30,300+(N-10)*10)'" \
+   -fps_mode passthrough -video_track_timescale 300 "${x264[@]}" -bf 0 "${bitexact[@]}" "$out/vfr.mp4"
+
+# Interlaced by construction (x264 MBAFF, top field first), in MP4 and MKV.
+for ext in mp4 mkv; do
+  ff -f lavfi -i "$(video 320x240 30)" -t 1 "${x264[@]}" -flags +ildct+ilme -x264-params tff=1 "${bitexact[@]}" "$out/interlaced_tff.$ext"
+done
+
+# Anamorphic: 240x180 stored with SAR 4:3, so it displays at 320x180 (DAR 16:9).
+ff -f lavfi -i "$(video 240x180 25)" -t 1 -vf setsar=4/3 "${x264[@]}" "${bitexact[@]}" "$out/anamorphic.mp4"
+
+# --- The 8 orientation matrices (160x120 natural size; tkhd patched, reference/probe.md) -----
+ff -f lavfi -i "$(video 160x120 30)" -t 0.5 "${x264[@]}" "${bitexact[@]}" "$out/orient_up.mp4"
+while read -r name a b c d; do
+  cp "$out/orient_up.mp4" "$out/orient_$name.mp4"
+  python3 Scripts/mp4patch.py matrix "$out/orient_$name.mp4" "$a" "$b" "$c" "$d"
+done <<'MATRICES'
+right 0 1 -1 0
+down -1 0 0 -1
+left 0 -1 1 0
+up_mirrored -1 0 0 1
+down_mirrored 1 0 0 -1
+left_mirrored 0 1 1 0
+right_mirrored 0 -1 -1 0
+MATRICES
+
+# Fragmented MP4 whose headers say "unknown" (0xFFFFFFFF), 1.000 s really: ffprobe prints 335544 s.
+ff -f lavfi -i "$(video 160x120 25)" -t 1 "${x264[@]}" -movflags frag_keyframe+empty_moov "${bitexact[@]}" "$out/fragmented_unknown_duration.mp4"
+python3 Scripts/mp4patch.py unknown-duration "$out/fragmented_unknown_duration.mp4"
+
+# --- Audio ------------------------------------------------------------------------------------
+ff -f lavfi -i "color=c=red:size=64x64" -frames:v 1 "${bitexact[@]}" /tmp/mediatools-cover.png
+ff -f lavfi -i "$(tone 440 44100)" -i /tmp/mediatools-cover.png -t 2 -map 0:a -map 1:v -c:a libmp3lame -b:a 128k -c:v png \
+   -disposition:v attached_pic -metadata title="Tone" -metadata artist="MediaTools" -id3v2_version 3 "${bitexact[@]}" "$out/tone_cover.mp3"
+rm -f /tmp/mediatools-cover.png
+ff -f lavfi -i "$(tone 440 44100)" -t 2 -ac 2 "${aac[@]}" -movflags +faststart "${bitexact[@]}" "$out/tone.m4a"
+ff -f lavfi -i "$(tone 440 96000)" -t 1 -c:a flac -sample_fmt s32 -bits_per_raw_sample 24 "${bitexact[@]}" "$out/tone_24bit_96k.flac"
+ff -f lavfi -i "$(tone 440 44100)" -t 2 -c:a libvorbis "${bitexact[@]}" "$out/tone.ogg"
+ff -f lavfi -i "$(tone 440 48000)" -t 2 -c:a libopus -b:a 48k "${bitexact[@]}" "$out/tone.opus"
+ff -f lavfi -i "$(tone 440 44100)" -t 1 -c:a pcm_s16le "${bitexact[@]}" "$out/tone.wav"
+ff -f lavfi -i "$(tone 440 48000)" -t 1 -af "aformat=channel_layouts=5.1(side)" -c:a ac3 -b:a 192k "${bitexact[@]}" "$out/surround_5.1.ac3"
+# Estimated durations: ADTS AAC (no index) and VBR MP3 without a Xing header (true: 3.000 s).
+ff -f lavfi -i "$(tone 440 44100)" -t 3 "${aac[@]}" -f adts "${bitexact[@]}" "$out/tone_adts.aac"
+ff -f lavfi -i "aevalsrc='sin(440*2*PI*t)*if(lt(t,1.5),1,0.01*random(0))':sample_rate=44100" -t 3 -c:a libmp3lame -q:a 2 -write_xing 0 "${bitexact[@]}" "$out/vbr_no_xing.mp3"
+
+# --- Hostile inputs ---------------------------------------------------------------------------
+: > "$out/hostile_empty.mp4"
+python3 -c 'import random,sys; random.seed(7); sys.stdout.buffer.write(bytes(random.getrandbits(8) for _ in range(65536)))' > "$out/hostile_random.bin"
+printf 'This is a text file, not media.\nIt was uploaded with a .txt name.\n' > "$out/hostile_text.txt"
+size=$(stat -c %s "$out/h264_25fps.mp4")
+head -c $((size * 6 / 10)) "$out/h264_25fps.mp4" > "$out/hostile_truncated.mp4"
+# moov at the end (no faststart), cut off before it: an interrupted recording.
+ff -f lavfi -i "$(video 160x120 25)" -t 1 "${x264[@]}" "${bitexact[@]}" /tmp/mediatools-tail.mp4
+python3 - /tmp/mediatools-tail.mp4 "$out/hostile_no_moov.mp4" <<'PY'
+import sys
+data = open(sys.argv[1], "rb").read()
+open(sys.argv[2], "wb").write(data[:data.index(b"moov") - 4])
+PY
+rm -f /tmp/mediatools-tail.mp4
+# A playlist that points at a local secret and at the network, and a concat list.
+printf '#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\n/etc/passwd\n#EXTINF:10,\nhttp://example.invalid/segment.ts\n#EXT-X-ENDLIST\n' > "$out/hostile_playlist.m3u8"
+printf "ffconcat version 1.0\nfile '/etc/passwd'\nfile 'h264_25fps.mp4'\n" > "$out/hostile_list.ffconcat"
+
+du -sh "$out"

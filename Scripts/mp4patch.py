@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Patches fields of an ISO BMFF (MP4/MOV) file in place, for making test fixtures.
+
+  mp4patch.py matrix FILE A B C D   set the first video track's tkhd matrix to (a, b, c, d),
+                                    with the translation that keeps the picture at the origin
+  mp4patch.py unknown-duration FILE set the movie and track durations to all ones ("unknown")
+"""
+import struct
+import sys
+
+
+def boxes(data, start, end):
+    """Yields (type, offset, header_size, size) of the boxes between start and end."""
+    offset = start
+    while offset + 8 <= end:
+        size, kind = struct.unpack(">I4s", data[offset:offset + 8])
+        header = 8
+        if size == 1:
+            size = struct.unpack(">Q", data[offset + 8:offset + 16])[0]
+            header = 16
+        elif size == 0:
+            size = end - offset
+        yield kind.decode("latin-1"), offset, header, size
+        offset += size
+
+
+def find(data, path, start=0, end=None):
+    """The boxes at a path such as ['moov', 'trak'] (every match of the last element)."""
+    end = len(data) if end is None else end
+    found = []
+    for kind, offset, header, size in boxes(data, start, end):
+        if kind == path[0]:
+            if len(path) == 1:
+                found.append((offset, header, size))
+            else:
+                found += find(data, path[1:], offset + header, offset + size)
+    return found
+
+
+def video_tkhd(data):
+    for offset, header, size in find(data, ["moov", "trak"]):
+        handlers = find(data, ["mdia", "hdlr"], offset + header, offset + size)
+        if handlers and data[handlers[0][0] + 16:handlers[0][0] + 20] == b"vide":
+            return find(data, ["tkhd"], offset + header, offset + size)[0]
+    sys.exit("no video track")
+
+
+def set_matrix(path, a, b, c, d):
+    data = bytearray(open(path, "rb").read())
+    offset, header, _ = video_tkhd(data)
+    version = data[offset + header]
+    fields = offset + header + 4  # after version and flags
+    matrix_at = fields + (32 if version == 1 else 20) + 16
+    dims_at = matrix_at + 36
+    width, height = (v / 65536 for v in struct.unpack(">II", data[dims_at:dims_at + 8]))
+    corners = [(0, 0), (width, 0), (0, height), (width, height)]
+    tx = -min(a * x + c * y for x, y in corners)
+    ty = -min(b * x + d * y for x, y in corners)
+    fixed = lambda v: int(round(v * 65536))
+    data[matrix_at:matrix_at + 36] = struct.pack(
+        ">9i", fixed(a), fixed(b), 0, fixed(c), fixed(d), 0, fixed(tx), fixed(ty), 1 << 30)
+    open(path, "wb").write(data)
+
+
+def set_unknown_duration(path):
+    """Sets the duration of mvhd and of every track's tkhd and mdhd to all ones."""
+    data = bytearray(open(path, "rb").read())
+    # Offset of the duration after version and flags, for version 0 and version 1 boxes.
+    where = {"mvhd": (12, 20), "tkhd": (16, 24), "mdhd": (12, 20)}
+    targets = find(data, ["moov", "mvhd"]) + find(data, ["moov", "trak", "tkhd"])
+    targets += find(data, ["moov", "trak", "mdia", "mdhd"])
+    for offset, header, _ in targets:
+        kind = data[offset + 4:offset + 8].decode("latin-1")
+        version = data[offset + header]
+        at = offset + header + 4 + where[kind][version]
+        width = 8 if version == 1 else 4
+        data[at:at + width] = b"\xff" * width
+    open(path, "wb").write(data)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 7 and sys.argv[1] == "matrix":
+        set_matrix(sys.argv[2], *(int(v) for v in sys.argv[3:7]))
+    elif len(sys.argv) == 3 and sys.argv[1] == "unknown-duration":
+        set_unknown_duration(sys.argv[2])
+    else:
+        sys.exit(__doc__)
