@@ -146,7 +146,6 @@ public struct Prober: Sendable {
     var codedWidth: Int
     var codedHeight: Int
     var interlaced: Bool
-    var topFieldFirst: Bool
   }
 
   /// Reads packets: all of them with `--scan` (timestamps only), otherwise just enough to decode
@@ -180,7 +179,7 @@ public struct Prober: Sendable {
         let context = decoder.pointer.pointee
         results[index, default: Measurement()].firstFrame = FirstFrame(
           codedWidth: Int(context.coded_width), codedHeight: Int(context.coded_height),
-          interlaced: f.interlaced_frame != 0, topFieldFirst: f.top_field_first != 0)
+          interlaced: f.interlaced_frame != 0)
         frame.unref()
         decoders[index] = nil
       } else if packet == nil {
@@ -260,7 +259,9 @@ extension MediaStream {
       }
       video.interlaced = first.interlaced
       if first.interlaced, video.fieldOrder == nil || video.fieldOrder == "progressive" {
-        video.fieldOrder = first.topFieldFirst ? "tt" : "bb"
+        // The container did not say, and a frame's top_field_first is only a default when the
+        // stream carries no picture timing (x264 MBAFF): the order is unknown, not "bb".
+        video.fieldOrder = nil
       }
       self.video = video
     }

@@ -22,9 +22,7 @@ struct StreamReader {
           String(cString: $0)
         },
         tag: Self.fourCC(parameters.codec_tag),
-        profile: avcodec_profile_name(parameters.codec_id, parameters.profile).map {
-          String(cString: $0)
-        },
+        profile: Self.profileName(parameters.codec_id, parameters.profile),
         level: CodecLevel.name(codec: codecName, level: Int(parameters.level))),
       bitRate: parameters.bit_rate > 0 ? parameters.bit_rate : nil,
       duration: duration(st, timeBase: timeBase, layout: layout),
@@ -168,6 +166,12 @@ struct StreamReader {
     case AVMEDIA_TYPE_ATTACHMENT: .attachment
     default: .unknown
     }
+  }
+
+  /// FFmpeg's profile name, or the profile number when FFmpeg has no name for it (VP8's "0").
+  static func profileName(_ codec: AVCodecID, _ profile: Int32) -> String? {
+    if let name = avcodec_profile_name(codec, profile) { return String(cString: name) }
+    return profile >= 0 ? String(profile) : nil  // FF_PROFILE_UNKNOWN is -99
   }
 
   /// The codec tag as four printable characters (`avc1`), or nil when there is none.

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+
+@testable import MediaProbe
+
+@Suite struct RationalTests {
+  @Test func reducesAndNormalizesSign() {
+    #expect(Rational(60000, 2002) == Rational(30000, 1001))
+    #expect(Rational(1, -2)?.num == -1)
+    #expect(Rational(1, -2)?.den == 2)
+    #expect(Rational(30000, 1001)?.value == 30000.0 / 1001.0)
+  }
+
+  @Test func zeroDenominatorIsUnknown() {
+    #expect(Rational(0, 0) == nil)
+    #expect(Rational(25, 0) == nil)
+    #expect(Rational.nonZero(0, 1) == nil)
+    #expect(Rational.nonZero(4, 3) == Rational(4, 3))
+  }
+}
+
+@Suite struct CodecLevelTests {
+  @Test func humanForms() {
+    // H.264 level_idc, HEVC general_level_idc (×30), AV1 seq_level_idx, VP9 (×10).
+    #expect(CodecLevel.name(codec: "h264", level: 41) == "4.1")
+    #expect(CodecLevel.name(codec: "h264", level: 30) == "3.0")
+    #expect(CodecLevel.name(codec: "h264", level: 9) == "1b")
+    #expect(CodecLevel.name(codec: "hevc", level: 153) == "5.1")
+    #expect(CodecLevel.name(codec: "hevc", level: 120) == "4.0")
+    #expect(CodecLevel.name(codec: "hevc", level: 93) == "3.1")
+    #expect(CodecLevel.name(codec: "av1", level: 8) == "4.0")
+    #expect(CodecLevel.name(codec: "av1", level: 13) == "5.1")
+    #expect(CodecLevel.name(codec: "vp9", level: 41) == "4.1")
+    #expect(CodecLevel.name(codec: "h264", level: -99) == nil)
+    #expect(CodecLevel.name(codec: "aac", level: 1) == nil)
+  }
+}
+
+@Suite struct DurationTests {
+  @Test func exactFromTimeBase() {
+    let d = MediaDuration(ticks: 1001, timeBase: Rational(1, 24000)!, source: .stream)
+    #expect(d.value == 1001)
+    #expect(d.timescale == 24000)
+    #expect(d.seconds == 1001.0 / 24000.0)
+  }
+
+  @Test func matroskaTag() {
+    let d = MediaDuration.fromTag("00:01:02.500000000")
+    #expect(d?.value == 62_500_000_000)
+    #expect(d?.timescale == 1_000_000_000)
+    #expect(d?.source == .tag)
+    #expect(MediaDuration.fromTag("01:00:00.5")?.seconds == 3600.5)
+    #expect(MediaDuration.fromTag("garbage") == nil)
+    #expect(MediaDuration.fromTag("00:00:0x.5") == nil)
+  }
+}
+
+@Suite struct FrameRateTests {
+  @Test func matroskaTimeBaseIsNotARate() {
+    // The trap of reference/probe.md: r_frame_rate 60/1, avg_frame_rate 1000/1 for 30 fps.
+    let rate = FrameRate(nominal: Rational(60, 1), average: Rational(1000, 1))
+    #expect(rate.best == Rational(60, 1))
+    let normal = FrameRate(nominal: Rational(30, 1), average: Rational(30000, 1001))
+    #expect(normal.best == Rational(30000, 1001))
+  }
+
+  @Test func scanReordersBFramesAndFindsCFR() {
+    // Decode order of an IPBB... stream at 1/90000, 3003 ticks a frame (29.97 fps).
+    var scan = TimestampScan()
+    let presentation: [Int64] = [0, 3, 1, 2, 6, 4, 5, 9, 7, 8]
+    for frame in presentation { scan.add(timestamp: frame * 3003, duration: 3003) }
+    scan.finish()
+    #expect(scan.packetCount == 10)
+    #expect(scan.mode == .cfr)
+    #expect(scan.minDelta == 3003)
+    #expect(scan.maxDelta == 3003)
+    #expect(scan.durationTicks == 30030)
+  }
+
+  @Test func scanFindsVFR() {
+    // 10 frames at 10 fps then 30 at 30 fps, time base 1/300: the vfr.mp4 construction.
+    var scan = TimestampScan()
+    for n in 0..<40 {
+      let pts = n < 10 ? Int64(n * 30) : Int64(300 + (n - 10) * 10)
+      scan.add(timestamp: pts, duration: n < 10 ? 30 : 10)
+    }
+    scan.finish()
+    #expect(scan.mode == .vfr)
+    #expect(scan.minDelta == 10)
+    #expect(scan.maxDelta == 30)
+    #expect(scan.durationTicks == 600)
+  }
+
+  @Test func roundedMillisecondsAreStillCFR() {
+    // Matroska stores 29.97 fps as 33/34 ms steps.
+    var scan = TimestampScan()
+    for n in 0..<30 { scan.add(timestamp: Int64((Double(n) * 1001 / 30).rounded()), duration: 0) }
+    scan.finish()
+    #expect(scan.mode == .cfr)
+  }
+}
+
+@Suite struct JSONTests {
+  @Test func unknownValuesAreNullNotMissing() throws {
+    let codec = Codec(name: "h264", longName: nil, tag: nil, profile: "High", level: nil)
+    let json = String(decoding: try JSONEncoder.mediaTools(compact: true).encode(codec), as: UTF8.self)
+    #expect(json == #"{"level":null,"long_name":null,"name":"h264","profile":"High","tag":null}"#)
+    let decoded = try JSONDecoder.mediaTools().decode(Codec.self, from: Data(json.utf8))
+    #expect(decoded == codec)
+  }
+
+  @Test func failureRecordShape() throws {
+    let outcome = ProbeOutcome.failure(path: "x.mp4", error: .notFound)
+    let json = String(decoding: try JSONEncoder.mediaTools(compact: true).encode(outcome), as: UTF8.self)
+    #expect(json == #"{"error":{"code":"not_found","message":"no such file"},"path":"x.mp4"}"#)
+  }
+}
