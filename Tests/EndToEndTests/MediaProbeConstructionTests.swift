@@ -47,6 +47,15 @@ import Testing
     #expect(value(scanned, "video", "frame_rate", "mode") as? String == "cfr", "\(fixture)")
   }
 
+  @Test func matroskaScanIsExact() throws {
+    // 30 frames at 30 fps in a 1/1000 time base (33/34 ms steps): still 1.000 s, 30/1, CFR.
+    let video = try #require(firstStream(try probe("h264_30fps.mkv", ["--scan"]), "video"))
+    #expect(video["frame_count"] as? Int == 30)
+    #expect(value(video, "duration", "seconds") as? Double == 1.0)
+    #expect(ratio(value(video, "video", "frame_rate", "best")) == "30/1")
+    #expect(value(video, "video", "frame_rate", "mode") as? String == "cfr")
+  }
+
   @Test func variableFrameRate() throws {
     // 10 frames at 10 fps then 30 at 30 fps, time base 1/300.
     let json = try probe("vfr.mp4", ["--scan"])

@@ -44,10 +44,9 @@ package struct TimestampScan {
   package mutating func finish() {
     for timestamp in window { present(timestamp) }
     window.removeAll()
-    if let lastPresented {
-      // Containers without packet durations (Matroska): the last frame lasts like the one before.
-      let lastEnd = lastPresented + (lastDelta ?? 0)
-      end = Swift.max(end ?? lastEnd, lastEnd)
+    if end == nil, let lastPresented {
+      // No packet carried a duration: the last frame lasts like the one before it.
+      end = lastPresented + (lastDelta ?? 0)
     }
   }
 
