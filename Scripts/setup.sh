@@ -11,7 +11,8 @@ packages=(
   sndfile-programs  # sndfile-info: WAV header validation
   sox               # soxi: WAV header validation
   jq                # README examples, demo
-  time              # /usr/bin/time -v: peak memory in the benchmark
+  time              # /usr/bin/time: peak memory in the benchmark
+  bc                # arithmetic in the benchmark
 )
 
 missing=()

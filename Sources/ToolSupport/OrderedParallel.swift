@@ -1,60 +1,38 @@
-import Foundation
+import Dispatch
+import Synchronization
 
 /// Runs `work` for every index in `0..<count` on up to `jobs` threads and hands each result to
-/// `emit` on the calling thread **in index order**, as soon as it and all before it are done.
+/// `emit` **in index order**, as soon as it and all before it are done. `emit` is called one
+/// result at a time (never concurrently), on whichever worker completed the run of results.
 ///
 /// Results are released once emitted, so memory holds only the results that finished ahead of a
 /// slower one, not the whole batch.
 public func orderedParallel<Result: Sendable>(
-  count: Int, jobs: Int, work: @escaping @Sendable (Int) -> Result, emit: (Int, Result) -> Void
+  count: Int, jobs: Int, work: @escaping @Sendable (Int) -> Result,
+  emit: @escaping @Sendable (Int, Result) -> Void
 ) {
   guard count > 0 else { return }
-  let jobs = max(1, min(jobs, count))
-  if jobs == 1 {
-    for index in 0..<count { emit(index, work(index)) }
-    return
-  }
-  let state = ParallelState<Result>()
-  for _ in 0..<jobs {
-    let thread = Thread {
-      while let index = state.claim(below: count) {
-        state.finish(index, work(index))
+  let workers = max(1, min(jobs, count))
+  let state = Mutex(OrderedResults<Result>())
+  let claimed = Atomic<Int>(0)
+  DispatchQueue.concurrentPerform(iterations: workers) { _ in
+    while true {
+      let index = claimed.add(1, ordering: .relaxed).oldValue
+      guard index < count else { return }
+      let result = work(index)
+      state.withLock { results in
+        results.finished[index] = result
+        while let ready = results.finished.removeValue(forKey: results.nextToEmit) {
+          emit(results.nextToEmit, ready)
+          results.nextToEmit += 1
+        }
       }
     }
-    thread.stackSize = 4 << 20
-    thread.start()
-  }
-  for index in 0..<count {
-    emit(index, state.take(index))
   }
 }
 
-/// The shared state of `orderedParallel`: the next index to claim and the finished results.
-private final class ParallelState<Result: Sendable>: @unchecked Sendable {
-  // Every field is guarded by `condition`.
-  private let condition = NSCondition()
-  private var next = 0
-  private var finished: [Int: Result] = [:]
-
-  func claim(below count: Int) -> Int? {
-    condition.lock()
-    defer { condition.unlock() }
-    guard next < count else { return nil }
-    next += 1
-    return next - 1
-  }
-
-  func finish(_ index: Int, _ result: Result) {
-    condition.lock()
-    finished[index] = result
-    condition.broadcast()
-    condition.unlock()
-  }
-
-  func take(_ index: Int) -> Result {
-    condition.lock()
-    defer { condition.unlock() }
-    while finished[index] == nil { condition.wait() }
-    return finished.removeValue(forKey: index)!
-  }
+/// Results that finished ahead of the next one to emit.
+private struct OrderedResults<Result> {
+  var finished: [Int: Result] = [:]
+  var nextToEmit = 0
 }

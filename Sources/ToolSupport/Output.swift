@@ -1,4 +1,13 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+#if canImport(Glibc)
+  import Glibc
+#else
+  import Darwin
+#endif
 
 /// Exit codes shared by the tools (documented in each man page).
 public enum ExitCode {
@@ -25,7 +34,7 @@ public enum Console {
   private static func write(_ text: String, to fd: Int32) {
     var bytes = Array(text.utf8)[...]
     while !bytes.isEmpty {
-      let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+      let written = bytes.withUnsafeBytes { systemWrite(fd, $0.baseAddress, $0.count) }
       if written < 0 {
         if errno == EINTR { continue }
         // The reader went away (EPIPE, e.g. `| head`): stop quietly, as Unix tools do.
@@ -62,7 +71,7 @@ public struct JSONStreamWriter {
     case .single: Console.out(text + "\n")
     case .lines: Console.out(text + "\n")
     case .array:
-      let indented = text.replacingOccurrences(of: "\n", with: "\n  ")
+      let indented = text.replacing("\n", with: "\n  ")
       Console.out((count == 0 ? "[\n  " : ",\n  ") + indented)
     }
     count += 1
@@ -76,3 +85,8 @@ public struct JSONStreamWriter {
 
 /// Ignores SIGPIPE so a closed reader shows up as EPIPE, handled by `Console`.
 public func ignoreBrokenPipe() { signal(SIGPIPE, SIG_IGN) }
+
+/// The C library's `write`, under a name that does not clash with our own methods.
+private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
+  write(fd, buffer, count)
+}

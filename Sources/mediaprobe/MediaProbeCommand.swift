@@ -1,13 +1,20 @@
 import ArgumentParser
-import Foundation
 import MediaProbe
+import Synchronization
 import ToolSupport
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 @main
 struct MediaProbeCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "mediaprobe",
-    abstract: "Probe media files to JSON: container, streams, codecs, exact frame rates and durations, orientation.",
+    abstract:
+      "Probe media files to JSON: container, streams, codecs, exact frame rates and durations, orientation.",
     discussion: """
       Prints one JSON object for one input, an array for several, or one compact object per line \
       with --ndjson. Keys are snake_case, numbers are numbers, and a value that applies but is \
@@ -42,22 +49,30 @@ struct MediaProbeCommand: ParsableCommand {
   @Argument(help: "Media files to probe; '-' reads standard input; directories need --recursive.")
   var paths: [String]
 
-  @Flag(help: "Demux every packet (no decoding): exact frame counts and durations, CFR/VFR verdict, min/max frame rate.")
+  @Flag(
+    help:
+      "Demux every packet (no decoding): exact frame counts and durations, CFR/VFR verdict, min/max frame rate."
+  )
   var scan = false
 
   @Flag(help: "Print a short human-readable table instead of JSON.")
   var summary = false
 
-  @Flag(help: "Print one compact JSON object per line, each as soon as it (and all before it) are done.")
+  @Flag(
+    help: "Print one compact JSON object per line, each as soon as it (and all before it) are done."
+  )
   var ndjson = false
 
-  @Option(name: [.short, .long], help: "Probe this many files at once (default: the number of cores).")
+  @Option(
+    name: [.short, .long], help: "Probe this many files at once (default: the number of cores).")
   var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 
   @Flag(name: [.short, .long], help: "Probe the files below directory arguments.")
   var recursive = false
 
-  @Flag(help: "Let playlists and lists (HLS, DASH, concat, image patterns) open the local files they name.")
+  @Flag(
+    help:
+      "Let playlists and lists (HLS, DASH, concat, image patterns) open the local files they name.")
   var allowReferences = false
 
   @Flag(name: [.short, .long], help: "Print FFmpeg's warnings on standard error.")
@@ -74,38 +89,52 @@ struct MediaProbeCommand: ParsableCommand {
     (verbose ? FFmpegLogLevel.warning : .quiet).apply()
     let inputs = expandInputs(paths, recursive: recursive)
     let prober = Prober(options: ProbeOptions(scan: scan, allowReferences: allowReferences))
-    let encoder = JSONEncoder.mediaTools(compact: ndjson)
-
     let single = paths.count == 1 && inputs.count == 1 && inputs[0].display == paths[0]
-    var writer = JSONStreamWriter(layout: ndjson ? .lines : single ? .single : .array)
-    var rows: [[String]] = []
-    var failures = 0
+    let report = Mutex(
+      Report(
+        writer: JSONStreamWriter(layout: ndjson ? .lines : single ? .single : .array),
+        encoder: JSONEncoder.mediaTools(compact: ndjson), summary: summary))
 
     orderedParallel(count: inputs.count, jobs: jobs) { index in
-      let input = inputs[index]
-      switch input {
-      case .standardInput: return prober.outcome(for: .standardInput, path: "-")
-      case .path(let path): return prober.outcome(for: .file(path), path: path)
+      switch inputs[index] {
+      case .standardInput: prober.outcome(for: .standardInput, path: "-")
+      case .path(let path): prober.outcome(for: .file(path), path: path)
       }
     } emit: { _, outcome in
-      if case .failure(let path, let error) = outcome {
-        failures += 1
-        Console.error("mediaprobe", "\(path): \(error.message)")
-      }
-      if summary {
-        switch outcome {
-        case .success(let info): rows.append(info.summaryColumns)
-        case .failure(let path, let error): rows.append([path, "error", error.code, error.message])
-        }
-      } else if let json = try? encoder.encode(outcome) {
-        writer.write(json)
-      }
+      report.withLock { $0.add(outcome) }
+    }
+    let failures = report.withLock { $0.finish() }
+    if failures > 0 { throw ExitCode(1) }
+  }
+}
+
+/// Collects the outcomes in input order and writes them: JSON as they come, or the summary table
+/// at the end.
+struct Report: ~Copyable {
+  var writer: JSONStreamWriter
+  let encoder: JSONEncoder
+  let summary: Bool
+  var rows: [[String]] = []
+  var failures = 0
+
+  mutating func add(_ outcome: ProbeOutcome) {
+    if case .failure(let path, let error) = outcome {
+      failures += 1
+      Console.error("mediaprobe", "\(path): \(error.message)")
     }
     if summary {
-      Console.out(formatTable(rows))
-    } else {
-      writer.finish()
+      switch outcome {
+      case .success(let info): rows.append(info.summaryColumns)
+      case .failure(let path, let error): rows.append([path, "error", error.code, error.message])
+      }
+    } else if let json = try? encoder.encode(outcome) {
+      writer.write(json)
     }
-    if failures > 0 { throw ExitCode(1) }
+  }
+
+  /// Writes what is still pending and returns the number of failed inputs.
+  func finish() -> Int {
+    if summary { Console.out(formatTable(rows)) } else { writer.finish() }
+    return failures
   }
 }

@@ -27,7 +27,8 @@ import Testing
   }
 
   @Test func failuresDoNotStopTheOthers() throws {
-    let result = try run("mediaprobe", ["\(fixturesDirectory)/hostile_empty.mp4", "\(fixturesDirectory)/tone.wav"])
+    let result = try run(
+      "mediaprobe", ["\(fixturesDirectory)/hostile_empty.mp4", "\(fixturesDirectory)/tone.wav"])
     #expect(result.status == 1)
     let array = try #require(try result.json() as? [Any])
     #expect(array.count == 2)
@@ -44,9 +45,11 @@ import Testing
   @Test func layouts() throws {
     let one = try run("mediaprobe", ["\(fixturesDirectory)/tone.wav"])
     #expect(try one.json() is [String: Any])
-    let two = try run("mediaprobe", ["\(fixturesDirectory)/tone.wav", "\(fixturesDirectory)/tone.ogg"])
+    let two = try run(
+      "mediaprobe", ["\(fixturesDirectory)/tone.wav", "\(fixturesDirectory)/tone.ogg"])
     #expect((try two.json() as? [Any])?.count == 2)
-    let lines = try run("mediaprobe", ["--ndjson", "\(fixturesDirectory)/tone.wav", "\(fixturesDirectory)/tone.ogg"])
+    let lines = try run(
+      "mediaprobe", ["--ndjson", "\(fixturesDirectory)/tone.wav", "\(fixturesDirectory)/tone.ogg"])
     let split = lines.text.split(separator: "\n")
     #expect(split.count == 2)
     for line in split {
@@ -55,7 +58,8 @@ import Testing
   }
 
   @Test func standardInput() throws {
-    let data = try Data(contentsOf: packageRoot.appendingPathComponent("\(fixturesDirectory)/h264_30fps.mkv"))
+    let data = try Data(
+      contentsOf: packageRoot.appendingPathComponent("\(fixturesDirectory)/h264_30fps.mkv"))
     let result = try run("mediaprobe", ["-"], stdin: data)
     #expect(result.status == 0, "\(result.stderr)")
     let json = try result.json()
@@ -66,8 +70,10 @@ import Testing
   }
 
   @Test func recursiveInInputOrderWithParallelJobs() throws {
-    let serial = try run("mediaprobe", ["--ndjson", "--jobs", "1", "--recursive", fixturesDirectory])
-    let parallel = try run("mediaprobe", ["--ndjson", "--jobs", "2", "--recursive", fixturesDirectory])
+    let serial = try run(
+      "mediaprobe", ["--ndjson", "--jobs", "1", "--recursive", fixturesDirectory])
+    let parallel = try run(
+      "mediaprobe", ["--ndjson", "--jobs", "2", "--recursive", fixturesDirectory])
     #expect(serial.stdout == parallel.stdout)
     let paths = serial.text.split(separator: "\n").compactMap {
       value(try? JSONSerialization.jsonObject(with: Data($0.utf8)), "path") as? String
@@ -76,7 +82,8 @@ import Testing
   }
 
   @Test func localFileNamedLikeAURL() throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mediaprobe-\(UUID().uuidString)")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "mediaprobe-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     try FileManager.default.copyItem(
@@ -89,7 +96,8 @@ import Testing
 
   @Test func referencesOnlyWhenAllowed() throws {
     // A playlist of a local segment: refused by default, read with --allow-references.
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mediaprobe-\(UUID().uuidString)")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "mediaprobe-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     try FileManager.default.copyItem(
@@ -103,12 +111,16 @@ import Testing
     #expect(allowed.status == 0, "\(allowed.stderr)")
     #expect(value(try allowed.json(), "container", "format_name") as? String == "hls")
     // Even when allowed, the network stays out of reach: only the file protocol is whitelisted.
-    let network = try run("mediaprobe", ["--allow-references", "\(packageRoot.path)/\(fixturesDirectory)/hostile_playlist.m3u8"], in: directory)
+    let network = try run(
+      "mediaprobe",
+      ["--allow-references", "\(packageRoot.path)/\(fixturesDirectory)/hostile_playlist.m3u8"],
+      in: directory)
     #expect(network.status == 1)
   }
 
   @Test func outputValidatesAgainstTheSchema() throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mediaprobe-\(UUID().uuidString)")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "mediaprobe-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     var files: [String] = []
@@ -122,14 +134,19 @@ import Testing
     let file = directory.appendingPathComponent("single.json")
     try single.stdout.write(to: file)
     files.append(file.path)
-    let validation = try run("python3", ["Scripts/validate-json.py", "schemas/mediaprobe.schema.json"] + files)
+    let validation = try run(
+      "python3", ["Scripts/validate-json.py", "schemas/mediaprobe.schema.json"] + files)
     #expect(validation.status == 0, "\(validation.stderr)")
   }
 
-  @Test(arguments: [("bash", "mediaprobe.bash"), ("zsh", "_mediaprobe"), ("fish", "mediaprobe.fish")])
+  @Test(arguments: [
+    ("bash", "mediaprobe.bash"), ("zsh", "_mediaprobe"), ("fish", "mediaprobe.fish"),
+  ])
   func completionsAreUpToDate(_ shell: String, _ file: String) throws {
     let generated = try run("mediaprobe", ["--generate-completion-script", shell])
-    let committed = try String(contentsOf: packageRoot.appendingPathComponent("completions/\(file)"), encoding: .utf8)
-    #expect(generated.text == committed, "completions/\(file) drifted: run Scripts/update-generated.sh")
+    let committed = try String(
+      contentsOf: packageRoot.appendingPathComponent("completions/\(file)"), encoding: .utf8)
+    #expect(
+      generated.text == committed, "completions/\(file) drifted: run Scripts/update-generated.sh")
   }
 }

@@ -23,7 +23,8 @@ import Testing
 
   @Test(arguments: orientations)
   func orientation(_ expected: OrientationCase) throws {
-    let video = try #require(firstStream(try probe("orient_\(expected.name).mp4"), "video")?["video"])
+    let video = try #require(
+      firstStream(try probe("orient_\(expected.name).mp4"), "video")?["video"])
     #expect(value(video, "orientation", "name") as? String == expected.name)
     #expect(value(video, "orientation", "rotation") as? Int == expected.rotation)
     #expect(value(video, "orientation", "mirrored") as? Bool == expected.mirrored)
@@ -36,7 +37,8 @@ import Testing
 
   @Test(arguments: [
     ("h264_25fps.mp4", "25/1"), ("h264_23.976fps.mov", "24000/1001"), ("h264_30fps.mkv", "30/1"),
-    ("h264_60fps.ts", "60/1"), ("hevc_hvc1.mp4", "30/1"), ("vp9_opus.webm", "30/1"), ("av1.mp4", "30/1"),
+    ("h264_60fps.ts", "60/1"), ("hevc_hvc1.mp4", "30/1"), ("vp9_opus.webm", "30/1"),
+    ("av1.mp4", "30/1"),
     ("h263_qcif.3gp", "15/1"), ("mpeg4_sp.mp4", "30/1"),
   ])
   func constantFrameRates(_ fixture: String, _ rate: String) throws {
@@ -129,7 +131,8 @@ import Testing
     let scanned = try probe(fixture, ["--scan"])
     #expect(value(scanned, "duration", "estimated") as? Bool == false)
     let seconds = try #require(value(scanned, "duration", "seconds") as? Double)
-    #expect(abs(seconds - 3.0) < 0.06, "\(fixture): \(seconds)")  // within one codec frame of padding
+    // Within one codec frame of encoder padding.
+    #expect(abs(seconds - 3.0) < 0.06, "\(fixture): \(seconds)")
   }
 
   @Test func exactDurationsAreNotEstimated() throws {
@@ -154,8 +157,12 @@ import Testing
     #expect(value(baseline, "codec", "profile") as? String == "Constrained Baseline")
     #expect(value(baseline, "codec", "level") as? String == "3.0")
     #expect(value(baseline, "codec", "tag") as? String == "avc1")
-    #expect(value(try #require(firstStream(try probe("hevc_hvc1.mp4"), "video")), "codec", "tag") as? String == "hvc1")
-    #expect(value(try #require(firstStream(try probe("hevc_hev1.mp4"), "video")), "codec", "tag") as? String == "hev1")
+    #expect(
+      value(try #require(firstStream(try probe("hevc_hvc1.mp4"), "video")), "codec", "tag")
+        as? String == "hvc1")
+    #expect(
+      value(try #require(firstStream(try probe("hevc_hev1.mp4"), "video")), "codec", "tag")
+        as? String == "hev1")
     let hdr = try #require(firstStream(try probe("hevc_hdr10.mkv"), "video"))
     #expect(value(hdr, "video", "hdr") as? String == "hdr10")
     #expect(value(hdr, "video", "bit_depth") as? Int == 10)

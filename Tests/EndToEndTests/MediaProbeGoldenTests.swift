@@ -5,7 +5,8 @@ import Testing
 /// with GOLDEN_RECORD=1 after checking the values against ffprobe and the construction).
 @Suite struct MediaProbeGoldenTests {
   static let scanned = [
-    "vfr.mp4", "h264_30fps.mkv", "h264_60fps.ts", "fragmented_unknown_duration.mp4", "tone_adts.aac",
+    "vfr.mp4", "h264_30fps.mkv", "h264_60fps.ts", "fragmented_unknown_duration.mp4",
+    "tone_adts.aac",
     "vbr_no_xing.mp3", "interlaced_tff.mkv", "tone_cover.mp3",
   ]
 
@@ -23,7 +24,8 @@ import Testing
   }
 
   @Test func goldenSummary() throws {
-    let result = try run("mediaprobe", ["--summary", "--scan"] + allFixtures.map { "\(fixturesDirectory)/\($0)" })
+    let result = try run(
+      "mediaprobe", ["--summary", "--scan"] + allFixtures.map { "\(fixturesDirectory)/\($0)" })
     try assertGolden(result.text, "mediaprobe/summary.txt")
   }
 }

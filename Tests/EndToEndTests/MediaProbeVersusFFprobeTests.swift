@@ -11,7 +11,10 @@ import Testing
   static func ffprobe(_ fixture: String) throws -> [String: Any] {
     let result = try run(
       "ffprobe",
-      ["-v", "error", "-show_format", "-show_streams", "-of", "json", "\(fixturesDirectory)/\(fixture)"])
+      [
+        "-v", "error", "-show_format", "-show_streams", "-of", "json",
+        "\(fixturesDirectory)/\(fixture)",
+      ])
     return try #require(try result.json() as? [String: Any])
   }
 
@@ -34,8 +37,12 @@ import Testing
     let ours = try probe(fixture)
     let theirs = try #require(Self.ffprobe(fixture)["format"] as? [String: Any])
     #expect(value(ours, "container", "format_name") as? String == theirs["format_name"] as? String)
-    #expect(value(ours, "container", "format_long_name") as? String == theirs["format_long_name"] as? String)
-    #expect(value(ours, "container", "bit_rate") as? Int == Self.known(theirs["bit_rate"]).flatMap { Int($0) })
+    #expect(
+      value(ours, "container", "format_long_name") as? String == theirs["format_long_name"]
+        as? String)
+    #expect(
+      value(ours, "container", "bit_rate") as? Int
+        == Self.known(theirs["bit_rate"]).flatMap { Int($0) })
     #expect(value(ours, "size_bytes") as? Int == Self.known(theirs["size"]).flatMap { Int($0) })
     if let start = Self.seconds(theirs["start_time"]) {
       let ourStart = try #require(value(ours, "container", "start_time") as? Double)
@@ -57,24 +64,37 @@ import Testing
     for (stream, reference) in zip(ours, theirs) {
       let label = "\(fixture) #\(reference["index"] ?? "?")"
       #expect(stream["type"] as? String == reference["codec_type"] as? String, "\(label)")
-      #expect(value(stream, "codec", "name") as? String == reference["codec_name"] as? String, "\(label)")
-      #expect(value(stream, "codec", "long_name") as? String == reference["codec_long_name"] as? String, "\(label)")
-      #expect(value(stream, "codec", "profile") as? String == Self.known(reference["profile"]), "\(label)")
-      #expect(value(stream, "codec", "tag") as? String == Self.fourCC(reference["codec_tag_string"]), "\(label)")
+      #expect(
+        value(stream, "codec", "name") as? String == reference["codec_name"] as? String, "\(label)")
+      #expect(
+        value(stream, "codec", "long_name") as? String == reference["codec_long_name"] as? String,
+        "\(label)")
+      #expect(
+        value(stream, "codec", "profile") as? String == Self.known(reference["profile"]), "\(label)"
+      )
+      #expect(
+        value(stream, "codec", "tag") as? String == Self.fourCC(reference["codec_tag_string"]),
+        "\(label)")
       // In MPEG-TS ffprobe prints the bit rate its opened decoder guessed; we print the stream's.
       if !fixture.hasSuffix(".ts") {
-        #expect(value(stream, "bit_rate") as? Int == Self.known(reference["bit_rate"]).flatMap { Int($0) }, "\(label)")
+        #expect(
+          value(stream, "bit_rate") as? Int
+            == Self.known(reference["bit_rate"]).flatMap { Int($0) }, "\(label)")
       }
       #expect(ratio(stream["time_base"]) == reference["time_base"] as? String, "\(label)")
       if let frames = Self.known(reference["nb_frames"]).flatMap({ Int($0) }) {
         #expect(value(stream, "frame_count") as? Int == frames, "\(label)")
       }
       // Cover art has no duration of its own (ffprobe copies the file's).
-      if let duration = Self.seconds(reference["duration"]), value(stream, "disposition", "attached_pic") as? Bool != true {
+      if let duration = Self.seconds(reference["duration"]),
+        value(stream, "disposition", "attached_pic") as? Bool != true
+      {
         let ourDuration = try #require(value(stream, "duration", "seconds") as? Double, "\(label)")
         #expect(abs(ourDuration - duration) < 1e-6, "\(label)")
       }
-      let language = Self.known((reference["tags"] as? [String: String])?["language"]).flatMap { $0 == "und" ? nil : $0 }
+      let language = Self.known((reference["tags"] as? [String: String])?["language"]).flatMap {
+        $0 == "und" ? nil : $0
+      }
       #expect(value(stream, "language") as? String == language, "\(label)")
       let disposition = (reference["disposition"] as? [String: Int])?.mapValues { $0 != 0 }
       #expect(value(stream, "disposition") as? [String: Bool] == disposition, "\(label)")
@@ -84,28 +104,49 @@ import Testing
         #expect(video["height"] as? Int == reference["height"] as? Int, "\(label)")
         #expect(video["pixel_format"] as? String == Self.known(reference["pix_fmt"]), "\(label)")
         if value(stream, "disposition", "attached_pic") as? Bool != true {
-          #expect(ratio(value(video, "frame_rate", "nominal")) == Self.known(reference["r_frame_rate"]), "\(label)")
-          #expect(ratio(value(video, "frame_rate", "average")) == Self.known(reference["avg_frame_rate"]), "\(label)")
+          #expect(
+            ratio(value(video, "frame_rate", "nominal")) == Self.known(reference["r_frame_rate"]),
+            "\(label)")
+          #expect(
+            ratio(value(video, "frame_rate", "average")) == Self.known(reference["avg_frame_rate"]),
+            "\(label)")
         }
         let sar = Self.known(reference["sample_aspect_ratio"]).flatMap { $0 == "0:1" ? nil : $0 }
-        #expect(ratio(video["sample_aspect_ratio"])?.replacingOccurrences(of: "/", with: ":") == sar, "\(label)")
+        #expect(
+          ratio(video["sample_aspect_ratio"])?.replacingOccurrences(of: "/", with: ":") == sar,
+          "\(label)")
         if sar != nil {
           let dar = Self.known(reference["display_aspect_ratio"])
-          #expect(ratio(video["display_aspect_ratio"])?.replacingOccurrences(of: "/", with: ":") == dar, "\(label)")
+          #expect(
+            ratio(video["display_aspect_ratio"])?.replacingOccurrences(of: "/", with: ":") == dar,
+            "\(label)")
         }
         if !Self.ffprobeFieldOrderWrong.contains(fixture) {
-          #expect(video["field_order"] as? String == Self.known(reference["field_order"]), "\(label)")
+          #expect(
+            video["field_order"] as? String == Self.known(reference["field_order"]), "\(label)")
         }
-        #expect(value(video, "color", "range") as? String == Self.known(reference["color_range"]), "\(label)")
-        #expect(value(video, "color", "primaries") as? String == Self.known(reference["color_primaries"]), "\(label)")
-        #expect(value(video, "color", "transfer") as? String == Self.known(reference["color_transfer"]), "\(label)")
-        #expect(value(video, "color", "matrix") as? String == Self.known(reference["color_space"]), "\(label)")
+        #expect(
+          value(video, "color", "range") as? String == Self.known(reference["color_range"]),
+          "\(label)")
+        #expect(
+          value(video, "color", "primaries") as? String == Self.known(reference["color_primaries"]),
+          "\(label)")
+        #expect(
+          value(video, "color", "transfer") as? String == Self.known(reference["color_transfer"]),
+          "\(label)")
+        #expect(
+          value(video, "color", "matrix") as? String == Self.known(reference["color_space"]),
+          "\(label)")
       }
       if let audio = stream["audio"] as? [String: Any] {
-        #expect(audio["sample_rate"] as? Int == Self.known(reference["sample_rate"]).flatMap { Int($0) }, "\(label)")
+        #expect(
+          audio["sample_rate"] as? Int == Self.known(reference["sample_rate"]).flatMap { Int($0) },
+          "\(label)")
         #expect(audio["channels"] as? Int == reference["channels"] as? Int, "\(label)")
-        #expect(audio["channel_layout"] as? String == Self.known(reference["channel_layout"]), "\(label)")
-        #expect(audio["sample_format"] as? String == Self.known(reference["sample_fmt"]), "\(label)")
+        #expect(
+          audio["channel_layout"] as? String == Self.known(reference["channel_layout"]), "\(label)")
+        #expect(
+          audio["sample_format"] as? String == Self.known(reference["sample_fmt"]), "\(label)")
         let raw = Self.known(reference["bits_per_raw_sample"]).flatMap { Int($0) } ?? 0
         let bits = raw > 0 ? raw : (reference["bits_per_sample"] as? Int ?? 0)
         #expect(audio["bits_per_sample"] as? Int == (bits > 0 ? bits : nil), "\(label)")
@@ -118,11 +159,16 @@ import Testing
   func scanCountsPackets(_ fixture: String) throws {
     let ours = try #require(try probe(fixture, ["--scan"])["streams"] as? [[String: Any]])
     let result = try run(
-      "ffprobe", ["-v", "error", "-count_packets", "-show_entries", "stream=nb_read_packets", "-of", "json",
-                  "\(fixturesDirectory)/\(fixture)"])
+      "ffprobe",
+      [
+        "-v", "error", "-count_packets", "-show_entries", "stream=nb_read_packets", "-of", "json",
+        "\(fixturesDirectory)/\(fixture)",
+      ])
     let theirs = try #require(value(try result.json(), "streams") as? [[String: Any]])
     for (stream, reference) in zip(ours, theirs) {
-      #expect(stream["frame_count"] as? Int == Self.known(reference["nb_read_packets"]).flatMap { Int($0) }, "\(fixture)")
+      #expect(
+        stream["frame_count"] as? Int
+          == Self.known(reference["nb_read_packets"]).flatMap { Int($0) }, "\(fixture)")
     }
   }
 }

@@ -10,8 +10,9 @@ let fixturesDirectory = "Tests/Fixtures"
 
 /// Every fixture's file name, sorted.
 let allFixtures: [String] = {
-  let names = (try? FileManager.default.contentsOfDirectory(
-    atPath: packageRoot.appendingPathComponent(fixturesDirectory).path)) ?? []
+  let names =
+    (try? FileManager.default.contentsOfDirectory(
+      atPath: packageRoot.appendingPathComponent(fixturesDirectory).path)) ?? []
   return names.filter { !$0.hasPrefix(".") }.sorted()
 }()
 
@@ -26,14 +27,20 @@ struct Run {
   var text: String { String(decoding: stdout, as: UTF8.self) }
 
   /// Standard output parsed as JSON.
-  func json() throws -> Any { try JSONSerialization.jsonObject(with: stdout, options: [.fragmentsAllowed]) }
+  func json() throws -> Any {
+    try JSONSerialization.jsonObject(with: stdout, options: [.fragmentsAllowed])
+  }
 }
 
 /// The folder holding the built products (beside the test bundle).
 let productsDirectory: URL = {
   let runner = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-  for candidate in [runner, runner.deletingLastPathComponent(), packageRoot.appendingPathComponent(".build/debug")]
-  where FileManager.default.isExecutableFile(atPath: candidate.appendingPathComponent("mediaprobe").path) {
+  for candidate in [
+    runner, runner.deletingLastPathComponent(), packageRoot.appendingPathComponent(".build/debug"),
+  ]
+  where FileManager.default.isExecutableFile(
+    atPath: candidate.appendingPathComponent("mediaprobe").path)
+  {
     return candidate
   }
   return packageRoot.appendingPathComponent(".build/debug")
@@ -41,7 +48,9 @@ let productsDirectory: URL = {
 
 /// Runs a built tool (or, when `tool` contains no slash and is not ours, a program on PATH)
 /// from the package root.
-func run(_ tool: String, _ arguments: [String], stdin: Data? = nil, in directory: URL = packageRoot) throws -> Run {
+func run(_ tool: String, _ arguments: [String], stdin: Data? = nil, in directory: URL = packageRoot)
+  throws -> Run
+{
   let process = Process()
   let ours = productsDirectory.appendingPathComponent(tool)
   if FileManager.default.isExecutableFile(atPath: ours.path) {
@@ -77,13 +86,16 @@ func run(_ tool: String, _ arguments: [String], stdin: Data? = nil, in directory
   let outputData = out.fileHandleForReading.readDataToEndOfFile()
   group.wait()
   process.waitUntilExit()
-  return Run(status: process.terminationStatus, stdout: outputData, stderr: String(decoding: errorData, as: UTF8.self))
+  return Run(
+    status: process.terminationStatus, stdout: outputData,
+    stderr: String(decoding: errorData, as: UTF8.self))
 }
 
 /// Runs mediaprobe on one fixture and returns its JSON object.
 func probe(_ fixture: String, _ options: [String] = []) throws -> [String: Any] {
   let result = try run("mediaprobe", options + ["\(fixturesDirectory)/\(fixture)"])
-  return try #require(try result.json() as? [String: Any], "mediaprobe \(fixture): \(result.stderr)")
+  return try #require(
+    try result.json() as? [String: Any], "mediaprobe \(fixture): \(result.stderr)")
 }
 
 /// Follows a path of keys and array indexes through parsed JSON.
@@ -107,7 +119,8 @@ func firstStream(_ json: [String: Any], _ type: String) -> [String: Any]? {
 
 /// A rational as "num/den", or nil.
 func ratio(_ json: Any?) -> String? {
-  guard let object = json as? [String: Any], let num = object["num"] as? Int, let den = object["den"] as? Int
+  guard let object = json as? [String: Any], let num = object["num"] as? Int,
+    let den = object["den"] as? Int
   else { return nil }
   return "\(num)/\(den)"
 }
@@ -116,14 +129,22 @@ func ratio(_ json: Any?) -> String? {
 let recordingGoldens = ProcessInfo.processInfo.environment["GOLDEN_RECORD"] == "1"
 
 /// Compares `actual` with the golden file at `relativePath` (under golden/), or records it.
-func assertGolden(_ actual: String, _ relativePath: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+func assertGolden(
+  _ actual: String, _ relativePath: String, sourceLocation: SourceLocation = #_sourceLocation
+) throws {
   let url = packageRoot.appendingPathComponent("golden").appendingPathComponent(relativePath)
   if recordingGoldens {
-    try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+      at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
     try actual.write(to: url, atomically: true, encoding: .utf8)
     return
   }
   let expected = try? String(contentsOf: url, encoding: .utf8)
-  #expect(expected != nil, "missing golden \(relativePath): record with GOLDEN_RECORD=1", sourceLocation: sourceLocation)
-  if let expected { #expect(actual == expected, "differs from golden \(relativePath)", sourceLocation: sourceLocation) }
+  #expect(
+    expected != nil, "missing golden \(relativePath): record with GOLDEN_RECORD=1",
+    sourceLocation: sourceLocation)
+  if let expected {
+    #expect(
+      actual == expected, "differs from golden \(relativePath)", sourceLocation: sourceLocation)
+  }
 }

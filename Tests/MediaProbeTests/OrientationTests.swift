@@ -16,19 +16,32 @@ import Testing
 
   static let table: [Case] = [
     Case(a: 1, b: 0, c: 0, d: 1, name: "up", rotation: 0, mirrored: false, display: (160, 120)),
-    Case(a: 0, b: 1, c: -1, d: 0, name: "right", rotation: 90, mirrored: false, display: (120, 160)),
-    Case(a: -1, b: 0, c: 0, d: -1, name: "down", rotation: 180, mirrored: false, display: (160, 120)),
-    Case(a: 0, b: -1, c: 1, d: 0, name: "left", rotation: 270, mirrored: false, display: (120, 160)),
-    Case(a: -1, b: 0, c: 0, d: 1, name: "up_mirrored", rotation: 0, mirrored: true, display: (160, 120)),
-    Case(a: 1, b: 0, c: 0, d: -1, name: "down_mirrored", rotation: 180, mirrored: true, display: (160, 120)),
-    Case(a: 0, b: 1, c: 1, d: 0, name: "left_mirrored", rotation: 90, mirrored: true, display: (120, 160)),
-    Case(a: 0, b: -1, c: -1, d: 0, name: "right_mirrored", rotation: 270, mirrored: true, display: (120, 160)),
+    Case(
+      a: 0, b: 1, c: -1, d: 0, name: "right", rotation: 90, mirrored: false, display: (120, 160)),
+    Case(
+      a: -1, b: 0, c: 0, d: -1, name: "down", rotation: 180, mirrored: false, display: (160, 120)),
+    Case(
+      a: 0, b: -1, c: 1, d: 0, name: "left", rotation: 270, mirrored: false, display: (120, 160)),
+    Case(
+      a: -1, b: 0, c: 0, d: 1, name: "up_mirrored", rotation: 0, mirrored: true, display: (160, 120)
+    ),
+    Case(
+      a: 1, b: 0, c: 0, d: -1, name: "down_mirrored", rotation: 180, mirrored: true,
+      display: (160, 120)),
+    Case(
+      a: 0, b: 1, c: 1, d: 0, name: "left_mirrored", rotation: 90, mirrored: true,
+      display: (120, 160)),
+    Case(
+      a: 0, b: -1, c: -1, d: 0, name: "right_mirrored", rotation: 270, mirrored: true,
+      display: (120, 160)),
   ]
 
   @Test(arguments: table)
   func matrix(_ expected: Case) {
-    let transform = AffineTransform(a: expected.a, b: expected.b, c: expected.c, d: expected.d, tx: 0, ty: 0)
-    let orientation = Orientation(transform: transform, width: 160, height: 120, sampleAspectRatio: nil)
+    let transform = AffineTransform(
+      a: expected.a, b: expected.b, c: expected.c, d: expected.d, tx: 0, ty: 0)
+    let orientation = Orientation(
+      transform: transform, width: 160, height: 120, sampleAspectRatio: nil)
     #expect(orientation.name == expected.name)
     #expect(orientation.rotation == expected.rotation)
     #expect(orientation.mirrored == expected.mirrored)
@@ -58,7 +71,8 @@ import Testing
   @Test func scaledRotationRoundsToQuarterTurns() {
     // A matrix scaled by 2 still reads as a quarter turn clockwise.
     let transform = AffineTransform(a: 0, b: 2, c: -2, d: 0, tx: 0, ty: 0)
-    let orientation = Orientation(transform: transform, width: 160, height: 120, sampleAspectRatio: nil)
+    let orientation = Orientation(
+      transform: transform, width: 160, height: 120, sampleAspectRatio: nil)
     #expect(orientation.rotation == 90)
     #expect(!orientation.mirrored)
   }

@@ -91,6 +91,20 @@ import Testing
     #expect(scan.durationTicks == 600)
   }
 
+  @Test func scannedRateSnapsToNominalWithinRounding() {
+    // 24 frames over 999 ticks of 1 ms: 24 fps within ±1 ms; 20 frames over 2 s is not 24.
+    let ms = Rational(1, 1000)!
+    let snapped = MediaStream.scannedRate(
+      frames: 24, ticks: 999, timeBase: ms, constant: true, nominal: Rational(24, 1))
+    #expect(snapped == Rational(24, 1))
+    let vfr = MediaStream.scannedRate(
+      frames: 24, ticks: 999, timeBase: ms, constant: false, nominal: Rational(24, 1))
+    #expect(vfr == Rational(24000, 999))
+    let far = MediaStream.scannedRate(
+      frames: 40, ticks: 2000, timeBase: ms, constant: true, nominal: Rational(30, 1))
+    #expect(far == Rational(20, 1))
+  }
+
   @Test func roundedMillisecondsAreStillCFR() {
     // Matroska stores 29.97 fps as 33/34 ms steps.
     var scan = TimestampScan()
@@ -103,7 +117,8 @@ import Testing
 @Suite struct JSONTests {
   @Test func unknownValuesAreNullNotMissing() throws {
     let codec = Codec(name: "h264", longName: nil, tag: nil, profile: "High", level: nil)
-    let json = String(decoding: try JSONEncoder.mediaTools(compact: true).encode(codec), as: UTF8.self)
+    let json = String(
+      decoding: try JSONEncoder.mediaTools(compact: true).encode(codec), as: UTF8.self)
     #expect(json == #"{"level":null,"long_name":null,"name":"h264","profile":"High","tag":null}"#)
     let decoded = try JSONDecoder.mediaTools().decode(Codec.self, from: Data(json.utf8))
     #expect(decoded == codec)
@@ -111,7 +126,8 @@ import Testing
 
   @Test func failureRecordShape() throws {
     let outcome = ProbeOutcome.failure(path: "x.mp4", error: .notFound)
-    let json = String(decoding: try JSONEncoder.mediaTools(compact: true).encode(outcome), as: UTF8.self)
+    let json = String(
+      decoding: try JSONEncoder.mediaTools(compact: true).encode(outcome), as: UTF8.self)
     #expect(json == #"{"error":{"code":"not_found","message":"no such file"},"path":"x.mp4"}"#)
   }
 }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+  import Glibc
+#else
+  import Darwin
+#endif
 
 /// What the top-level boxes of an ISO BMFF file (MP4, MOV, 3GP, M4A) say, read from their headers
 /// only: whether `moov` comes before `mdat` (fast start), whether the file ends inside a box
@@ -14,90 +18,95 @@ package struct BoxLayout: Equatable {
   /// some fragmented-MP4 writers use.
   package var unknownDurationSentinel = false
 
-  /// Reads the box headers of the file at `path`.
+  /// Reads the box headers of the file at `path` (a few bytes per box, never the payloads).
   ///
   /// - Returns: nil when the file cannot be read or does not start with a plausible box.
   package static func read(path: String) -> BoxLayout? {
-    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-    defer { try? handle.close() }
-    guard let fileSize = try? handle.seekToEnd() else { return nil }
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0 else { return nil }
+    let file = BoxFile(fd: fd, size: UInt64(info.st_size))
+
     var layout = BoxLayout()
     var offset: UInt64 = 0
     var sawData = false
     var boxes = 0
-    while offset + 8 <= fileSize, boxes < 10_000 {
+    while offset + 8 <= file.size, boxes < 10_000 {
       boxes += 1
-      guard let header = readBytes(handle, at: offset, count: 16), header.count >= 8 else {
-        return boxes > 1 ? layout : nil
-      }
-      var size = UInt64(bigEndian32(header, 0))
-      let type = String(decoding: header[4..<8], as: UTF8.self)
-      var headerSize: UInt64 = 8
-      if size == 1 {
-        guard header.count == 16 else { layout.truncated = true; break }
-        size = bigEndian64(header, 8)
-        headerSize = 16
-      } else if size == 0 {
-        size = fileSize - offset  // extends to the end of the file
-      }
-      guard size >= headerSize else { return boxes > 1 ? layout : nil }
-      switch type {
+      guard let box = file.box(at: offset) else { return boxes > 1 ? layout : nil }
+      switch box.type {
       case "moov":
         layout.hasMovie = true
         if !sawData { layout.movieBeforeData = true }
-        layout.unknownDurationSentinel = movieHeaderSentinel(
-          handle, from: offset + headerSize, to: Swift.min(offset + size, fileSize))
+        layout.unknownDurationSentinel = file.movieHeaderSentinel(
+          from: offset + box.headerSize, to: min(offset + box.size, file.size))
       case "mdat": sawData = true
       default: break
       }
-      if offset + size > fileSize {
+      if offset + box.size > file.size {
         layout.truncated = true
         break
       }
-      offset += size
+      offset += box.size
     }
     return layout
   }
+}
+
+/// Box headers read with `pread` from an open file.
+private struct BoxFile {
+  let fd: Int32
+  let size: UInt64
+
+  struct Header {
+    var type: String
+    var size: UInt64
+    var headerSize: UInt64
+  }
+
+  func bytes(at offset: UInt64, count: Int) -> [UInt8] {
+    var buffer = [UInt8](repeating: 0, count: count)
+    let read = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
+    return read > 0 ? Array(buffer.prefix(read)) : []
+  }
+
+  /// The box header at `offset`; nil when it is not a plausible box.
+  func box(at offset: UInt64) -> Header? {
+    let header = bytes(at: offset, count: 16)
+    guard header.count >= 8 else { return nil }
+    var boxSize = UInt64(bigEndian(header[0..<4]))
+    var headerSize: UInt64 = 8
+    if boxSize == 1 {
+      guard header.count == 16 else { return Header(type: "", size: .max, headerSize: 16) }
+      boxSize = bigEndian(header[8..<16])
+      headerSize = 16
+    } else if boxSize == 0 {
+      boxSize = size - offset  // extends to the end of the file
+    }
+    guard boxSize >= headerSize else { return nil }
+    return Header(
+      type: String(decoding: header[4..<8], as: UTF8.self), size: boxSize, headerSize: headerSize)
+  }
 
   /// Looks for `mvhd` among the children of `moov` and checks its duration for all ones.
-  private static func movieHeaderSentinel(_ handle: FileHandle, from start: UInt64, to end: UInt64)
-    -> Bool
-  {
+  func movieHeaderSentinel(from start: UInt64, to end: UInt64) -> Bool {
     var offset = start
-    while offset + 8 <= end {
-      guard let header = readBytes(handle, at: offset, count: 8), header.count == 8 else {
-        return false
-      }
-      let size = UInt64(bigEndian32(header, 0))
-      if String(decoding: header[4..<8], as: UTF8.self) == "mvhd" {
+    while offset + 8 <= end, let child = box(at: offset) {
+      if child.type == "mvhd" {
         // version(1) flags(3), then v0: ctime(4) mtime(4) timescale(4) duration(4);
         // v1: ctime(8) mtime(8) timescale(4) duration(8).
-        guard let body = readBytes(handle, at: offset + 8, count: 32), body.count >= 24 else {
-          return false
-        }
-        if body[0] == 1 {
-          return body.count == 32 && bigEndian64(body, 24) == UInt64.max
-        }
-        return bigEndian32(body, 16) == UInt32.max
+        let body = bytes(at: offset + child.headerSize, count: 32)
+        if body.first == 1 { return body.count == 32 && bigEndian(body[24..<32]) == UInt64.max }
+        return body.count >= 24 && bigEndian(body[16..<20]) == UInt64(UInt32.max)
       }
-      guard size >= 8 else { return false }
-      offset += size
+      offset += child.size
     }
     return false
   }
 
-  private static func readBytes(_ handle: FileHandle, at offset: UInt64, count: Int) -> [UInt8]? {
-    guard (try? handle.seek(toOffset: offset)) != nil,
-      let data = try? handle.read(upToCount: count)
-    else { return nil }
-    return [UInt8](data)
-  }
-
-  private static func bigEndian32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
-    bytes[at..<at + 4].reduce(0) { $0 << 8 | UInt32($1) }
-  }
-
-  private static func bigEndian64(_ bytes: [UInt8], _ at: Int) -> UInt64 {
-    bytes[at..<at + 8].reduce(0) { $0 << 8 | UInt64($1) }
+  private func bigEndian(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+    bytes.reduce(0) { $0 << 8 | UInt64($1) }
   }
 }

@@ -39,8 +39,9 @@ public struct MediaDuration: Codable, Sendable, Equatable {
   public init(ticks: Int64, timeBase: Rational, estimated: Bool = false, source: DurationSource) {
     let (value, overflow) = ticks.multipliedReportingOverflow(by: timeBase.num)
     if overflow {
-      self.init(value: Int64((Double(ticks) * timeBase.value * 1e6).rounded()), timescale: 1_000_000,
-                estimated: estimated, source: source)
+      self.init(
+        value: Int64((Double(ticks) * timeBase.value * 1e6).rounded()), timescale: 1_000_000,
+        estimated: estimated, source: source)
     } else {
       self.init(value: value, timescale: timeBase.den, estimated: estimated, source: source)
     }

@@ -8,7 +8,8 @@ package final class CodecDecoder {
   ///
   /// - Parameter threads: decoder threads; 1 keeps the output independent of the machine.
   /// - Throws: `FFmpegError` when no decoder exists (`AVERROR_DECODER_NOT_FOUND`) or it fails to open.
-  package init(parameters: UnsafePointer<AVCodecParameters>, threads: Int32 = 1) throws(FFmpegError) {
+  package init(parameters: UnsafePointer<AVCodecParameters>, threads: Int32 = 1) throws(FFmpegError)
+  {
     guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
       throw FFmpegError(code: -0x434544F8)  // AVERROR_DECODER_NOT_FOUND
     }

@@ -75,13 +75,15 @@ package final class InputFile {
       throw error.isInvalidData || error.isEndOfFile ? .unrecognized : .io(error)
     }
     let name = String(cString: format.pointee.name)
-    if !allowReferences && !Set(name.split(separator: ",").map(String.init)).isDisjoint(with: referencingDemuxers) {
+    if !allowReferences
+      && !Set(name.split(separator: ",").map(String.init)).isDisjoint(with: referencingDemuxers)
+    {
       var owned: UnsafeMutablePointer<AVIOContext>? = io
       avio_closep(&owned)
       throw .refused(demuxer: name)
     }
 
-    guard var context = Optional(avformat_alloc_context()) , context != nil else {
+    guard var context = Optional(avformat_alloc_context()), context != nil else {
       var owned: UnsafeMutablePointer<AVIOContext>? = io
       avio_closep(&owned)
       throw .io(.posix(ENOMEM))

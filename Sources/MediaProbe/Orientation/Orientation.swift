@@ -1,13 +1,23 @@
-import Foundation
+#if canImport(Glibc)
+  import Glibc
+#else
+  import Darwin
+#endif
 
 /// An affine transform in AVFoundation's `CGAffineTransform` layout (also ISO BMFF `tkhd`'s):
 /// x' = a·x + c·y + tx, y' = b·x + d·y + ty.
 public struct AffineTransform: Codable, Sendable, Equatable {
+  /// Horizontal scale / rotation (x from x).
   public var a: Double
+  /// Rotation (y from x).
   public var b: Double
+  /// Rotation (x from y).
   public var c: Double
+  /// Vertical scale / rotation (y from y).
   public var d: Double
+  /// Horizontal translation in points.
   public var tx: Double
+  /// Vertical translation in points.
   public var ty: Double
 
   /// The identity transform.

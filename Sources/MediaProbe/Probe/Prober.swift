@@ -1,5 +1,10 @@
 import CFFmpeg
-import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#else
+  import Darwin
+#endif
 
 /// How to probe.
 public struct ProbeOptions: Sendable {
@@ -83,7 +88,8 @@ public struct Prober: Sendable {
 
     return MediaInfo(
       path: path, sizeBytes: sizeBytes, container: container,
-      duration: fileDuration(input, streams: streams, unknownSentinel: layout?.unknownDurationSentinel == true),
+      duration: fileDuration(
+        input, streams: streams, unknownSentinel: layout?.unknownDurationSentinel == true),
       streams: streams, scanned: options.scan)
   }
 
@@ -122,10 +128,13 @@ public struct Prober: Sendable {
       if error.code == mt_averror(ENOENT) { return .notFound }
       return .readError(detail: error.message)
     case .unreadable(let demuxer, let error):
-      if case .file(let path) = source, demuxer.hasPrefix("mov,"), let layout = BoxLayout.read(path: path) {
+      if case .file(let path) = source, demuxer.hasPrefix("mov,"),
+        let layout = BoxLayout.read(path: path)
+      {
         if layout.truncated { return .truncated(detail: "a box extends past the end of the file") }
         if !layout.hasMovie {
-          return .truncated(detail: "no moov box: the index was never written (an interrupted recording?)")
+          return .truncated(
+            detail: "no moov box: the index was never written (an interrupted recording?)")
         }
       }
       if error.isEndOfFile { return .truncated(detail: "unexpected end of file") }
@@ -155,7 +164,8 @@ public struct Prober: Sendable {
   {
     var results: [Int: Measurement] = [:]
     var decoders: [Int: CodecDecoder] = [:]
-    for stream in streams where stream.type == .video && stream.disposition["attached_pic"] != true {
+    for stream in streams where stream.type == .video && stream.disposition["attached_pic"] != true
+    {
       if let decoder = try? CodecDecoder(parameters: input.stream(stream.index).pointee.codecpar) {
         decoders[stream.index] = decoder
       }
@@ -170,7 +180,7 @@ public struct Prober: Sendable {
       guard let decoder = decoders[index] else { return }
       do {
         try decoder.send(packet)
-      } catch where !error.isTryAgain {
+      } catch  where !error.isTryAgain {
         if packet == nil { decoders[index] = nil }
         return
       } catch {}
@@ -247,7 +257,9 @@ extension MediaStream {
           MediaDuration(ticks: $0, timeBase: timeBase, source: .scan)
         }
         if let ticks = scan.durationTicks {
-          video.frameRate.best = Rational(scan.packetCount * timeBase.den, ticks * timeBase.num)
+          video.frameRate.best = Self.scannedRate(
+            frames: scan.packetCount, ticks: ticks, timeBase: timeBase,
+            constant: scan.mode == .cfr, nominal: video.frameRate.nominal)
         }
         self.video = video
       }
@@ -265,6 +277,19 @@ extension MediaStream {
       }
       self.video = video
     }
+  }
+
+  /// The rate a scan measured: frames / duration, or the nominal rate when the clip is CFR and
+  /// the nominal rate lies within the ±1 tick rounding of a coarse time base (Matroska's 1 ms
+  /// makes 24 fps measure as 24/0.999 s).
+  static func scannedRate(
+    frames: Int64, ticks: Int64, timeBase: Rational, constant: Bool, nominal: Rational?
+  ) -> Rational? {
+    let measured = Rational(frames * timeBase.den, ticks * timeBase.num)
+    guard constant, let nominal, ticks > 1 else { return measured }
+    let slowest = Double(frames) / (Double(ticks + 1) * timeBase.value)
+    let fastest = Double(frames) / (Double(ticks - 1) * timeBase.value)
+    return (slowest...fastest).contains(nominal.value) ? nominal : measured
   }
 }
 

@@ -26,7 +26,8 @@ struct StreamReader {
         level: CodecLevel.name(codec: codecName, level: Int(parameters.level))),
       bitRate: parameters.bit_rate > 0 ? parameters.bit_rate : nil,
       duration: duration(st, timeBase: timeBase, layout: layout),
-      frameCount: st.nb_frames > 0 ? st.nb_frames : metadataValue(st.metadata, "NUMBER_OF_FRAMES").flatMap { Int64($0) },
+      frameCount: st.nb_frames > 0
+        ? st.nb_frames : metadataValue(st.metadata, "NUMBER_OF_FRAMES").flatMap { Int64($0) },
       timeBase: timeBase,
       language: metadataValue(st.metadata, "language").flatMap { $0 == "und" ? nil : $0 },
       title: metadataValue(st.metadata, "title"),
@@ -48,7 +49,9 @@ struct StreamReader {
       input.pointer.pointee.duration_estimation_method == AVFMT_DURATION_FROM_BITRATE
     if st.duration != mt_nopts_value, st.duration > 0 {
       // MP4's "unknown" sentinel: mdhd duration all ones (0xFFFFFFFF), as some fMP4 writers do.
-      let sentinel = layout != nil && (st.duration == Int64(UInt32.max) || layout?.unknownDurationSentinel == true)
+      let sentinel =
+        layout != nil
+        && (st.duration == Int64(UInt32.max) || layout?.unknownDurationSentinel == true)
       return MediaDuration(
         ticks: st.duration, timeBase: timeBase, estimated: estimatedFromBitrate || sentinel,
         source: estimatedFromBitrate ? .bitrate : .stream)

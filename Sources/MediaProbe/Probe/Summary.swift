@@ -1,11 +1,13 @@
-import Foundation
-
 extension MediaInfo {
   /// One line for a human-readable table: container, duration, then each stream briefly.
   public var summaryColumns: [String] {
-    let duration = self.duration.map { String(format: "%.3fs%@", $0.seconds, $0.estimated ? "~" : "") } ?? "?"
+    let duration =
+      self.duration.map { fixed($0.seconds, places: 3) + ($0.estimated ? "s~" : "s") } ?? "?"
     let streams = self.streams.map(\.summary).joined(separator: "; ")
-    return [path, container.formatName.split(separator: ",").first.map(String.init) ?? "", duration, streams]
+    return [
+      path, container.formatName.split(separator: ",").first.map(String.init) ?? "", duration,
+      streams,
+    ]
   }
 }
 
@@ -18,7 +20,10 @@ extension MediaStream {
       if disposition["attached_pic"] == true {
         parts.append("cover art")
       } else {
-        if let rate = video.frameRate.best { parts.append(String(format: "%.3gfps", rate.value)) }
+        if let rate = video.frameRate.best {
+          let text = rate.den == 1 ? "\(rate.num)" : fixed(rate.value, places: 3)
+          parts.append(text + "fps")
+        }
         if let mode = video.frameRate.mode { parts.append(mode.rawValue) }
         if video.interlaced == true { parts.append("interlaced") }
         let o = video.orientation
@@ -46,7 +51,18 @@ public func formatTable(_ rows: [[String]]) -> String {
   }
   return rows.map { row in
     row.enumerated().map { column, cell in
-      column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+      column == row.count - 1
+        ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
     }.joined(separator: "  ")
   }.joined(separator: "\n") + "\n"
+}
+
+/// `value` with exactly `places` decimals (no Foundation formatting needed).
+func fixed(_ value: Double, places: Int) -> String {
+  let scale = (0..<places).reduce(1) { result, _ in result * 10 }
+  let units = Int((value * Double(scale)).rounded())
+  let sign = units < 0 ? "-" : ""
+  let fraction = String(abs(units) % scale)
+  return sign + "\(abs(units) / scale)." + String(repeating: "0", count: places - fraction.count)
+    + fraction
 }

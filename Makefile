@@ -1,0 +1,77 @@
+# MediaTools — see README.md.
+#   make demo     install what is missing, build, probe a bundled sample
+#   make test     install what is missing, build, run every test and drift check
+#   make bench    benchmarks against ffprobe / mediainfo (release build)
+#   make install PREFIX=/usr/local
+PREFIX ?= /usr/local
+TOOLS := mediaprobe
+SAMPLE := Tests/Fixtures/orient_right.mp4
+
+.PHONY: all setup build release demo test lint check-generated generated fixtures goldens bench install uninstall clean
+
+all: build
+
+setup:
+	@./Scripts/setup.sh
+
+build: setup
+	swift build
+
+release: setup
+	swift build -c release
+
+demo: build
+	@echo "== mediaprobe --summary on the bundled samples"
+	@$$(swift build --show-bin-path)/mediaprobe --summary --scan $(SAMPLE) Tests/Fixtures/vfr.mp4 Tests/Fixtures/tone_cover.mp3
+	@echo
+	@echo "== mediaprobe $(SAMPLE) | jq '.streams[0].video.orientation'  (a portrait phone clip)"
+	@$$(swift build --show-bin-path)/mediaprobe $(SAMPLE) | jq '.streams[0].video.orientation'
+
+test: setup
+	swift build --build-tests
+	swift test
+	./Scripts/update-generated.sh --check
+	swift format lint --strict --recursive Sources Tests Package.swift
+
+lint:
+	swift format lint --strict --recursive Sources Tests Package.swift
+
+check-generated: setup
+	./Scripts/update-generated.sh --check
+
+# Regenerate the man pages and completions after changing a command.
+generated: setup
+	./Scripts/update-generated.sh
+
+# Regenerate the fixtures (then re-record the goldens on purpose: make goldens).
+fixtures: setup
+	./Scripts/make-fixtures.sh
+
+goldens: setup
+	GOLDEN_RECORD=1 swift test --filter GoldenTests
+
+bench: release
+	./Scripts/bench.sh
+
+install: release
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	  $(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	for t in $(TOOLS); do \
+	  install -m 755 $$(swift build -c release --show-bin-path)/$$t $(DESTDIR)$(PREFIX)/bin/$$t; \
+	  install -m 644 man/$$t.1 $(DESTDIR)$(PREFIX)/share/man/man1/$$t.1; \
+	  install -m 644 completions/$$t.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$t; \
+	  install -m 644 completions/_$$t $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_$$t; \
+	  install -m 644 completions/$$t.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/$$t.fish; \
+	done
+
+uninstall:
+	for t in $(TOOLS); do \
+	  rm -f $(DESTDIR)$(PREFIX)/bin/$$t $(DESTDIR)$(PREFIX)/share/man/man1/$$t.1 \
+	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$t \
+	    $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_$$t \
+	    $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/$$t.fish; \
+	done
+
+clean:
+	rm -rf .build
