@@ -17,7 +17,7 @@ let package = Package(
       name: "CFFmpeg",
       pkgConfig: "libavformat",
       providers: [
-        .apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev"]),
+        .apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"]),
         .brew(["ffmpeg"]),
       ]
     ),

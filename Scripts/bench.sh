@@ -6,7 +6,7 @@
 #   Scripts/bench.sh            (make bench builds the release binaries first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=$(swift build -c release --show-bin-path)
+bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
 probe="$bin/mediaprobe"
 [ -x "$probe" ] || { echo "build first: swift build -c release" >&2; exit 1; }
 work=$(mktemp -d)

@@ -8,7 +8,6 @@
 #include <libavutil/display.h>
 #include <libavutil/pixdesc.h>
 #include <libavutil/opt.h>
-#include <libswresample/swresample.h>
 
 /* FFmpeg macros that Swift cannot import, as functions and constants with one prefix. */
 
