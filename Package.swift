@@ -6,7 +6,9 @@ let package = Package(
   platforms: [.macOS(.v13)],
   products: [
     .executable(name: "mediaprobe", targets: ["mediaprobe"]),
+    .executable(name: "media2wav", targets: ["media2wav"]),
     .library(name: "MediaProbe", targets: ["MediaProbe"]),
+    .library(name: "AudioExtract", targets: ["AudioExtract"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
@@ -17,17 +19,21 @@ let package = Package(
       name: "CFFmpeg",
       pkgConfig: "libavformat",
       providers: [
-        .apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"]),
+        .apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev"]),
         .brew(["ffmpeg"]),
       ]
     ),
     // The shared probe module: FFmpeg wrappers, the probe model, frame rate, duration,
     // orientation. No command-line code.
     .target(name: "MediaProbe", dependencies: ["CFFmpeg"]),
+    // Decoding audio to PCM (libswresample) and the RIFF/RF64 writer. No command-line code.
+    .target(name: "AudioExtract", dependencies: ["MediaProbe", "CFFmpeg"]),
     // What the commands share: output, diagnostics, exit codes, parallel work.
     .target(
       name: "ToolSupport",
-      dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+      dependencies: [
+        "MediaProbe", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
     ),
     .executableTarget(
       name: "mediaprobe",
@@ -36,7 +42,15 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
+    .executableTarget(
+      name: "media2wav",
+      dependencies: [
+        "AudioExtract", "MediaProbe", "ToolSupport",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
     .testTarget(name: "MediaProbeTests", dependencies: ["MediaProbe"]),
+    .testTarget(name: "AudioExtractTests", dependencies: ["AudioExtract"]),
     .testTarget(name: "EndToEndTests", dependencies: ["MediaProbe"]),
   ],
   swiftLanguageModes: [.v6]

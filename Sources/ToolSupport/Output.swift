@@ -26,6 +26,9 @@ public enum Console {
   /// Writes `text` to standard output.
   public static func out(_ text: String) { write(text, to: STDOUT_FILENO) }
 
+  /// Writes text to standard error as it is (progress bars).
+  public static func errorText(_ text: String) { write(text, to: STDERR_FILENO) }
+
   /// Writes a message for humans to standard error, prefixed with the tool's name.
   public static func error(_ tool: String, _ message: String) {
     write("\(tool): \(message)\n", to: STDERR_FILENO)

@@ -6,10 +6,16 @@ package final class CodecDecoder {
 
   /// Opens the default decoder for a stream's codec parameters.
   ///
-  /// - Parameter threads: decoder threads; 1 keeps the output independent of the machine.
-  /// - Throws: `FFmpegError` when no decoder exists (`AVERROR_DECODER_NOT_FOUND`) or it fails to open.
-  package init(parameters: UnsafePointer<AVCodecParameters>, threads: Int32 = 1) throws(FFmpegError)
-  {
+  /// - Parameters:
+  ///   - threads: decoder threads; 1 keeps the work on the calling thread.
+  ///   - packetTimeBase: the stream's time base, so the decoder trims priming and padding
+  ///     (`AV_PKT_DATA_SKIP_SAMPLES`) exactly as the ffmpeg CLI does.
+  /// - Throws: `FFmpegError` when no decoder exists (`AVERROR_DECODER_NOT_FOUND`) or it fails to
+  ///   open.
+  package init(
+    parameters: UnsafePointer<AVCodecParameters>, threads: Int32 = 1,
+    packetTimeBase: AVRational? = nil
+  ) throws(FFmpegError) {
     guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
       throw FFmpegError(code: -0x434544F8)  // AVERROR_DECODER_NOT_FOUND
     }
@@ -17,6 +23,7 @@ package final class CodecDecoder {
     pointer = context
     try check(avcodec_parameters_to_context(context, parameters))
     context.pointee.thread_count = threads
+    if let packetTimeBase { context.pointee.pkt_timebase = packetTimeBase }
     try check(avcodec_open2(context, codec, nil))
   }
 

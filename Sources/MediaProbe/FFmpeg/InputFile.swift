@@ -63,7 +63,8 @@ package final class InputFile {
     av_dict_set(&options, "protocol_whitelist", source.protocolWhitelist, 0)
 
     var io: UnsafeMutablePointer<AVIOContext>? = nil
-    let opened = avio_open2(&io, url, AVIO_FLAG_READ, nil, &options)
+    var interrupt = Interruption.callback
+    let opened = avio_open2(&io, url, AVIO_FLAG_READ, &interrupt, &options)
     guard opened >= 0, let io else { throw .io(FFmpegError(code: opened)) }
 
     var format: UnsafePointer<AVInputFormat>? = nil
@@ -83,13 +84,15 @@ package final class InputFile {
       throw .refused(demuxer: name)
     }
 
-    guard var context = Optional(avformat_alloc_context()), context != nil else {
+    guard let allocated = avformat_alloc_context() else {
       var owned: UnsafeMutablePointer<AVIOContext>? = io
       avio_closep(&owned)
       throw .io(.posix(ENOMEM))
     }
-    context!.pointee.pb = io
-    context!.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+    allocated.pointee.pb = io
+    allocated.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+    allocated.pointee.interrupt_callback = interrupt
+    var context: UnsafeMutablePointer<AVFormatContext>? = allocated
     var openOptions: OpaquePointer? = nil
     defer { av_dict_free(&openOptions) }
     av_dict_set(&openOptions, "protocol_whitelist", source.protocolWhitelist, 0)
@@ -121,6 +124,21 @@ package final class InputFile {
   /// The stream at `index`, borrowed from this input (valid while `self` is alive).
   package func stream(_ index: Int) -> UnsafeMutablePointer<AVStream> {
     pointer.pointee.streams[index]!
+  }
+
+  /// Seeks so that decoding starts at or before `microseconds` (AV_TIME_BASE units, any stream),
+  /// as `avformat_seek_file(ic, -1, INT64_MIN, ts, ts, 0)`.
+  ///
+  /// - Throws: `FFmpegError` when the format cannot seek there.
+  package func seek(toMicroseconds timestamp: Int64) throws(FFmpegError) {
+    try check(avformat_seek_file(pointer, -1, Int64.min, timestamp, timestamp, 0))
+  }
+
+  /// Tells the demuxer to drop every stream but `index` (call after seeking).
+  package func discardAll(except index: Int) {
+    for other in 0..<streamCount where other != index {
+      stream(other).pointee.discard = AVDISCARD_ALL
+    }
   }
 
   /// Reads the next packet into `packet`.

@@ -48,17 +48,7 @@ public struct Prober: Sendable {
   ///   - path: the path to report (as the user gave it).
   /// - Throws: `ProbeError` with a stable code.
   public func probe(_ source: InputSource, path: String) throws(ProbeError) -> MediaInfo {
-    var sizeBytes: Int64?
-    if case .file(let filePath) = source {
-      sizeBytes = try Self.checkReadable(filePath)
-    }
-    let input: InputFile
-    do {
-      input = try InputFile(source: source, allowReferences: options.allowReferences)
-    } catch {
-      throw Self.probeError(for: error, source: source)
-    }
-    if input.formatName == "tty" { throw .unrecognizedFormat }  // any text file probes as ANSI art
+    let (input, sizeBytes) = try Self.open(source, allowReferences: options.allowReferences)
 
     var layout: BoxLayout?
     if case .file(let filePath) = source, input.formatName.hasPrefix("mov,") {
@@ -93,7 +83,29 @@ public struct Prober: Sendable {
       streams: streams, scanned: options.scan)
   }
 
-  // MARK: - Before libavformat
+  // MARK: - Opening untrusted inputs
+
+  /// Opens an untrusted input the one way every tool does: checks the path, probes the format on
+  /// our own I/O context, refuses referencing demuxers unless allowed, reads stream information.
+  ///
+  /// - Returns: the open input and the file's size (nil for a pipe or standard input).
+  /// - Throws: `ProbeError` with a stable code.
+  package static func open(_ source: InputSource, allowReferences: Bool) throws(ProbeError)
+    -> (InputFile, sizeBytes: Int64?)
+  {
+    var sizeBytes: Int64?
+    if case .file(let filePath) = source {
+      sizeBytes = try checkReadable(filePath)
+    }
+    let input: InputFile
+    do {
+      input = try InputFile(source: source, allowReferences: allowReferences)
+    } catch {
+      throw probeError(for: error, source: source)
+    }
+    if input.formatName == "tty" { throw .unrecognizedFormat }  // any text file probes as ANSI art
+    return (input, sizeBytes)
+  }
 
   /// Checks that `path` is a readable, non-empty regular file (or named pipe).
   ///

@@ -1,0 +1,419 @@
+import CFFmpeg
+import CFFmpeg.Resample
+import MediaProbe
+
+/// Decodes the audio of a media file and writes it as WAV with our own RIFF/RF64 writer:
+/// libavformat demux → libavcodec decode → libswresample convert → WAV, one packet, one frame and
+/// one conversion buffer at a time, the writing on a second thread.
+///
+/// The PCM equals `ffmpeg -nostdin -i IN -map 0:a:N [-ac C] [-ar R] -f s16le -` byte for byte (and
+/// with `-ss S -t T` before `-i` for trimming), given the same FFmpeg libraries.
+public struct AudioExtractor: Sendable {
+  /// The options every extraction uses.
+  public let options: ExtractOptions
+
+  /// An extractor with `options`.
+  public init(options: ExtractOptions) {
+    self.options = options
+  }
+
+  /// Extracts the audio of `source` into `destination`.
+  ///
+  /// The output appears only when complete: a failure or an interruption (`Interruption`) leaves
+  /// no file and an existing file untouched.
+  ///
+  /// - Parameters:
+  ///   - path: the input path to report.
+  ///   - progress: called now and then with how far decoding has come.
+  /// - Throws: `ExtractError` with a stable code.
+  public func extract(
+    _ source: InputSource, path: String, to destination: OutputDestination,
+    progress: ((ExtractionProgress) -> Void)? = nil
+  ) throws(ExtractError) -> ExtractionReport {
+    let input: InputFile
+    do {
+      (input, _) = try Prober.open(source, allowReferences: options.allowReferences)
+    } catch {
+      throw .input(error)
+    }
+    let streamIndex = try options.stream.select(in: input)
+    let output = try OutputFile(destination)
+    let session = try ExtractionSession(input: input, streamIndex: streamIndex, options: options, output: output)
+    let result = try session.run(progress: progress)
+    try output.commit()
+    let format = result.format
+    return ExtractionReport(
+      input: path, output: destination.display, streamIndex: streamIndex,
+      codec: String(cString: avcodec_get_name(input.stream(streamIndex).pointee.codecpar.pointee.codec_id)),
+      format: format, samples: result.samples,
+      duration: Double(result.samples) / Double(format.sampleRate), rf64: result.rf64,
+      warnings: session.warnings)
+  }
+}
+
+/// One extraction's state: the decoder, the trimming, the converters and the writer.
+final class ExtractionSession {
+  private let input: InputFile
+  private let streamIndex: Int
+  private let options: ExtractOptions
+  private let output: OutputFile
+  private let decoder: CodecDecoder
+  private let timeBase: AVRational
+  private(set) var warnings: [String] = []
+  private var warningCount = 0
+
+  // Trimming, as the ffmpeg CLI's input `atrim` after `-ss`/`-t` (pts in 1/sample_rate).
+  private let startMicroseconds: Int64?
+  private let durationMicroseconds: Int64?
+  private let timestampOffset: Int64  // added to packet timestamps, in the stream's time base
+  private var rescaleLast = mt_nopts_value
+  private var previousPacketPTS = mt_nopts_value
+  private var nextPTS: Int64 = 0
+  private var firstPTS: Int64?
+  private var trimmedToEnd = false
+
+  // Conversion: the first frame fixes the output format; later frames are converted to it.
+  private var format: PCMFormat?
+  private var converter: Resampler?
+  private var effects: Effects?
+  private var effectsConverter: Resampler?
+  private var writer: WriterThread?
+  private var pending: [UInt8] = []
+  private var samplesWritten: Int64 = 0
+  private static let chunkBytes = 256 << 10
+
+  init(input: InputFile, streamIndex: Int, options: ExtractOptions, output: OutputFile) throws(ExtractError) {
+    self.input = input
+    self.streamIndex = streamIndex
+    self.options = options
+    self.output = output
+    let stream = input.stream(streamIndex)
+    timeBase = stream.pointee.time_base
+    startMicroseconds = options.start.map { Int64(($0 * 1e6).rounded()) }
+    durationMicroseconds = options.duration.map { Int64(($0 * 1e6).rounded()) }
+
+    // ffmpeg_opt.c: the input's timestamps are shifted by -(start + the file's start time), and
+    // with -ss the file is seeked there first (earlier by 3/23 s when a stream has B-frames and
+    // the demuxer seeks by DTS).
+    let context = input.pointer.pointee
+    let fileStart = context.start_time == mt_nopts_value ? 0 : context.start_time
+    let target = (startMicroseconds ?? 0) + fileStart
+    timestampOffset = av_rescale_q(-target, AVRational(num: 1, den: mt_time_base), timeBase)
+    var seekFailure: String?
+    if startMicroseconds != nil {
+      var seekTarget = target
+      let seeksByPTS = context.iformat.pointee.flags & AVFMT_SEEK_TO_PTS != 0
+      let hasDelay = (0..<input.streamCount).contains { input.stream($0).pointee.codecpar.pointee.video_delay > 0 }
+      if !seeksByPTS && hasDelay { seekTarget -= 3 * Int64(mt_time_base) / 23 }
+      do {
+        try input.seek(toMicroseconds: seekTarget)
+      } catch {
+        seekFailure = "could not seek (\(error.message)); decoding from the start"
+      }
+    }
+    // After seeking: discarding first changes which stream mov seeks on.
+    input.discardAll(except: streamIndex)
+    do {
+      decoder = try CodecDecoder(parameters: stream.pointee.codecpar, threads: 1, packetTimeBase: timeBase)
+    } catch {
+      throw .decoder(error.message)
+    }
+    if let seekFailure { warn(seekFailure) }
+  }
+
+  private func warn(_ message: String) {
+    warningCount += 1
+    if warnings.count < 20 {
+      warnings.append(message)
+    } else if warnings.count == 20 {
+      warnings.append("more warnings were left out")
+    }
+  }
+
+  // MARK: - The loop
+
+  func run(progress: ((ExtractionProgress) -> Void)?) throws(ExtractError)
+    -> (format: PCMFormat, samples: Int64, rf64: Bool)
+  {
+    let packet = Packet()
+    let frame = Frame()
+    let total = expectedSeconds()
+    var frames = 0
+    while !trimmedToEnd {
+      if Interruption.isRequested { throw .interrupted }
+      let more: Bool
+      do {
+        more = try input.read(into: packet)
+      } catch {
+        if Interruption.isRequested { throw .interrupted }
+        warn("read error: \(error.message); the input ends here")
+        break
+      }
+      guard more else { break }
+      defer { packet.unref() }
+      guard packet.streamIndex == streamIndex else { continue }
+      if packet.isCorrupt { warn("corrupt packet at \(seconds(packet.pts)) s") }
+      shiftTimestamps(packet)
+      try decode(packet, into: frame)
+      frames += 1
+      if let progress, frames % 64 == 0, let pts = packet.pts {
+        progress(ExtractionProgress(seconds: Double(pts) * av_q2d(timeBase) - offsetSeconds, total: total))
+      }
+    }
+    if !trimmedToEnd { try decode(nil, into: frame) }
+    return try finish()
+  }
+
+  private var offsetSeconds: Double { Double(timestampOffset) * av_q2d(timeBase) * -1 - Double(startMicroseconds ?? 0) / 1e6 }
+
+  private func seconds(_ pts: Int64?) -> String {
+    guard let pts else { return "?" }
+    let value = Double(pts) * av_q2d(timeBase)
+    return String(Int(value * 1000) / 1000) + "." + String(Int(value * 1000) % 1000)
+  }
+
+  private func shiftTimestamps(_ packet: Packet) {
+    let p = packet.pointer
+    if p.pointee.pts != mt_nopts_value { p.pointee.pts += timestampOffset }
+    if p.pointee.dts != mt_nopts_value { p.pointee.dts += timestampOffset }
+  }
+
+  /// Sends one packet (nil: drain) and handles every frame it yields.
+  private func decode(_ packet: Packet?, into frame: Frame) throws(ExtractError) {
+    do {
+      try decoder.send(packet)
+    } catch {
+      if !error.isTryAgain && !error.isEndOfFile {
+        warn("error decoding a packet (\(error.message)); skipped")
+        return
+      }
+    }
+    while !trimmedToEnd {
+      let received: Bool
+      do {
+        received = try decoder.receive(into: frame)
+      } catch {
+        warn("error decoding a frame (\(error.message)); skipped")
+        continue
+      }
+      guard received else { break }
+      defer { frame.unref() }
+      try handle(frame.pointer, packet: packet)
+    }
+  }
+
+  // MARK: - Frames
+
+  private func handle(_ frame: UnsafeMutablePointer<AVFrame>, packet: Packet?) throws(ExtractError) {
+    let count = Int64(frame.pointee.nb_samples)
+    guard count > 0 else { return }
+    let rate = frame.pointee.sample_rate
+    let sampleTimeBase = AVRational(num: 1, den: rate)
+
+    // ffmpeg.c decode_audio: frame pts (else the packet's) rescaled to 1/sample_rate, keeping
+    // continuity across rounding (av_rescale_delta), reset after a gap between packets.
+    var pts: Int64?
+    var sourcePTS = frame.pointee.pts
+    if sourcePTS == mt_nopts_value, let packetPTS = packet?.pts { sourcePTS = packetPTS }
+    if let packet, packet.duration != 0, previousPacketPTS != mt_nopts_value, let packetPTS = packet.pts,
+      packetPTS - previousPacketPTS > packet.duration
+    {
+      rescaleLast = mt_nopts_value
+    }
+    if let packet { previousPacketPTS = packet.pts ?? mt_nopts_value }
+    if sourcePTS != mt_nopts_value {
+      pts = av_rescale_delta(timeBase, sourcePTS, sampleTimeBase, Int32(count), &rescaleLast, sampleTimeBase)
+    }
+
+    // atrim: keep samples from pts 0 (with a start) for `duration` samples.
+    let framePTS = pts ?? nextPTS
+    nextPTS = framePTS + count
+    var first: Int64 = 0
+    if startMicroseconds != nil {
+      if framePTS + count <= 0 { return }
+      first = max(0, -framePTS)
+    }
+    if firstPTS == nil { firstPTS = framePTS + first }
+    var end = count
+    if let durationMicroseconds {
+      let limit = av_rescale_q(durationMicroseconds, AVRational(num: 1, den: mt_time_base), sampleTimeBase)
+      if framePTS - firstPTS! >= limit {
+        trimmedToEnd = true
+        return
+      }
+      end = min(count, firstPTS! + limit - framePTS)
+    }
+    guard first < end else { return }
+    try convert(frame, offset: Int(first), count: Int(end - first))
+  }
+
+  private func convert(_ frame: UnsafeMutablePointer<AVFrame>, offset: Int, count: Int) throws(ExtractError) {
+    let incoming = FrameFormat(frame)
+    let target = try prepare(for: incoming)
+    do {
+      if let converter, converter.input != incoming {
+        warn("the audio format changed mid-stream; converting to the first frame's format")
+        try flushConverter()
+      }
+      if converter == nil { converter = try Resampler(from: incoming, to: target) }
+      var converted: [UInt8] = []
+      try converter!.convert(frame, offset: offset, count: count, into: &converted)
+      try deliver(converted)
+    } catch let error as FFmpegError {
+      throw .decoder("converting the samples: \(error.message)")
+    } catch let error as ExtractError {
+      throw error
+    } catch {
+      throw .decoder("\(error)")
+    }
+  }
+
+  /// Fixes the output format from the first frame (or the decoder, for an empty stream) and
+  /// starts the writer. Returns what the first converter produces: the output's interleaved
+  /// format, or float when effects apply.
+  private func prepare(for incoming: FrameFormat) throws(ExtractError) -> FrameFormat {
+    if format == nil {
+      let parameters = input.stream(streamIndex).pointee.codecpar.pointee
+      let encoding = options.encoding ?? PCMEncoding.keeping(incoming.sampleFormat, bitsPerRawSample: parameters.bits_per_raw_sample)
+      let layout = options.channels.map { ChannelLayout(defaultFor: Int32($0)) } ?? incoming.layout
+      let chosen = PCMFormat(
+        encoding: encoding, channels: Int(layout.channels),
+        sampleRate: options.sampleRate ?? Int(incoming.sampleRate), channelMask: layout.mask)
+      format = chosen
+      effects = Effects(
+        channels: chosen.channels, sampleRate: chosen.sampleRate, gainDB: options.gainDB,
+        fadeIn: options.fadeIn, fadeOut: options.fadeOut)
+      let reserve = reservesRF64(chosen)
+      do {
+        writer = WriterThread(
+          writer: try WAVWriter(fd: output.fd, format: chosen, seekable: output.seekable, reserveRF64: reserve, rf64Limit: options.rf64Limit))
+      } catch {
+        throw .output(error)
+      }
+    }
+    let chosen = format!
+    let layout = ChannelLayout(channels: Int32(chosen.channels), mask: chosen.channelMask)
+    return FrameFormat(
+      sampleFormat: effects == nil ? chosen.encoding.converterFormat : AV_SAMPLE_FMT_FLT,
+      sampleRate: Int32(chosen.sampleRate), layout: layout)
+  }
+
+  /// Reserve room for RF64 unless the output surely stays under 4 GiB (twice the expected size,
+  /// as durations can be estimates): plain 44-byte headers for ordinary files.
+  private func reservesRF64(_ format: PCMFormat) -> Bool {
+    guard output.seekable, let seconds = expectedSeconds() else { return output.seekable }
+    let expected = seconds * Double(format.byteRate)
+    return 2 * expected + 1024 >= Double(options.rf64Limit)
+  }
+
+  /// The expected length of the output in seconds (from the container), when known.
+  private func expectedSeconds() -> Double? {
+    let context = input.pointer.pointee
+    var total: Double?
+    let stream = input.stream(streamIndex).pointee
+    if stream.duration != mt_nopts_value, stream.duration > 0 {
+      total = Double(stream.duration) * av_q2d(stream.time_base)
+    } else if context.duration != mt_nopts_value, context.duration > 0 {
+      total = Double(context.duration) / Double(mt_time_base)
+    }
+    guard var seconds = total else { return options.duration }
+    seconds -= options.start ?? 0
+    if let duration = options.duration { seconds = min(seconds, duration) }
+    return max(0, seconds)
+  }
+
+  /// Sends converted bytes through the effects (if any) to the writer.
+  private func deliver(_ converted: [UInt8]) throws {
+    guard var effects else { return try emit(converted) }
+    let samples = converted.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    let processed = effects.process(samples)
+    self.effects = effects
+    try emitFloat(processed)
+  }
+
+  private func emitFloat(_ samples: [Float]) throws {
+    guard !samples.isEmpty else { return }
+    if effectsConverter == nil, let converter {
+      effectsConverter = try Resampler(
+        from: converter.output,
+        to: FrameFormat(sampleFormat: format!.encoding.converterFormat, sampleRate: converter.output.sampleRate, layout: converter.output.layout))
+    }
+    var converted: [UInt8] = []
+    try samples.withUnsafeBytes { raw in
+      try effectsConverter!.convert(interleaved: raw.baseAddress!, count: samples.count / format!.channels, into: &converted)
+    }
+    try emit(converted)
+  }
+
+  /// Packs s24 and queues the bytes for writing in large chunks.
+  private func emit(_ bytes: [UInt8]) throws {
+    guard let format else { return }
+    if format.encoding == .s24 {
+      // s32 → packed s24: the top three bytes of each little-endian int32 (pcm_s24le's >> 8).
+      pending.reserveCapacity(pending.count + bytes.count / 4 * 3)
+      var index = 0
+      while index < bytes.count {
+        pending.append(bytes[index + 1])
+        pending.append(bytes[index + 2])
+        pending.append(bytes[index + 3])
+        index += 4
+      }
+    } else {
+      pending += bytes
+    }
+    if pending.count >= Self.chunkBytes { try flushPending() }
+  }
+
+  private func flushPending() throws {
+    guard !pending.isEmpty, let writer else { return }
+    try writer.submit(pending)
+    samplesWritten += Int64(pending.count / format!.blockAlign)
+    pending.removeAll(keepingCapacity: true)
+  }
+
+  private func flushConverter() throws {
+    guard let converter else { return }
+    var converted: [UInt8] = []
+    try converter.flush(into: &converted)
+    try deliver(converted)
+    self.converter = nil
+  }
+
+  // MARK: - The end
+
+  private func finish() throws(ExtractError) -> (format: PCMFormat, samples: Int64, rf64: Bool) {
+    do {
+      if format == nil {
+        // No samples at all: still a valid (empty) WAV, in the format the decoder announced.
+        let context = decoder.pointer.pointee
+        _ = try prepare(
+          for: FrameFormat(
+            sampleFormat: context.sample_fmt, sampleRate: context.sample_rate,
+            layout: ChannelLayout(context.ch_layout)))
+      }
+      try flushConverter()
+      if var effects {
+        let tail = effects.finish()
+        self.effects = effects
+        try emitFloat(tail)
+      }
+      if let effectsConverter {
+        var converted: [UInt8] = []
+        try effectsConverter.flush(into: &converted)
+        try emit(converted)
+      }
+      try flushPending()
+      let (_, rf64) = try writer!.finish(rf64Limit: options.rf64Limit)
+      if warningCount > 20 { warnings[20] = "\(warningCount - 20) more warnings were left out" }
+      return (format!, samplesWritten, rf64)
+    } catch let error as ExtractError {
+      throw error
+    } catch let error as OutputError {
+      throw .output(error)
+    } catch let error as FFmpegError {
+      throw .decoder("converting the samples: \(error.message)")
+    } catch {
+      throw .decoder("\(error)")
+    }
+  }
+}

@@ -1,0 +1,53 @@
+import MediaProbe
+
+/// Why an extraction failed. Each case has a stable `code` for scripts.
+public enum ExtractError: Error, Sendable, Equatable {
+  /// The input could not be opened (the probe codes: not_found, unrecognized_format, ...).
+  case input(ProbeError)
+  /// The input has no audio stream.
+  case noAudioStream
+  /// `--stream` or `--language` named no audio stream.
+  case streamNotFound(String)
+  /// The audio stream's codec has no decoder, or the decoder failed to open.
+  case decoder(String)
+  /// The output exists and `--force` was not given.
+  case outputExists(String)
+  /// The output path is a directory.
+  case outputIsDirectory(String)
+  /// Writing the output failed (a full disk, an unwritable directory, a closed pipe).
+  case output(OutputError)
+  /// An option cannot apply to this input (e.g. a start past the end).
+  case invalidOption(String)
+  /// Interrupted (SIGINT/SIGTERM); nothing was left behind.
+  case interrupted
+
+  /// The stable machine-readable code.
+  public var code: String {
+    switch self {
+    case .input(let error): error.code
+    case .noAudioStream: "no_audio_stream"
+    case .streamNotFound: "stream_not_found"
+    case .decoder: "decoder_error"
+    case .outputExists: "output_exists"
+    case .outputIsDirectory: "output_is_directory"
+    case .output: "write_error"
+    case .invalidOption: "invalid_option"
+    case .interrupted: "interrupted"
+    }
+  }
+
+  /// A sentence for humans.
+  public var message: String {
+    switch self {
+    case .input(let error): error.message
+    case .noAudioStream: "the input has no audio stream"
+    case .streamNotFound(let what): "no audio stream \(what)"
+    case .decoder(let detail): "cannot decode the audio: \(detail)"
+    case .outputExists(let path): "\(path) exists (use --force to replace it)"
+    case .outputIsDirectory(let path): "\(path) is a directory"
+    case .output(let error): error.description
+    case .invalidOption(let detail): detail
+    case .interrupted: "interrupted; the partial output was removed"
+    }
+  }
+}

@@ -1,0 +1,68 @@
+/// Which audio stream to decode.
+public enum StreamChoice: Sendable, Equatable {
+  /// The ffmpeg CLI's choice: a `default` stream first, then the most channels, then the first.
+  case automatic
+  /// The N-th audio stream, counting from 0 (as `ffmpeg -map 0:a:N`).
+  case audioIndex(Int)
+  /// The first audio stream tagged with this language (ISO 639-2, e.g. `eng`).
+  case language(String)
+}
+
+/// What to extract and how to convert it.
+public struct ExtractOptions: Sendable {
+  /// The stream to decode.
+  public var stream: StreamChoice = .automatic
+  /// The output encoding; nil keeps the source's depth (`--format auto`).
+  public var encoding: PCMEncoding? = .s16
+  /// The output rate; nil keeps the source's.
+  public var sampleRate: Int?
+  /// The output channel count (down- or upmixed by libswresample); nil keeps the source's.
+  public var channels: Int?
+  /// Seconds from the start of the input where the output starts (seek, then drop samples).
+  public var start: Double?
+  /// Seconds of output at most.
+  public var duration: Double?
+  /// Linear fade-in length in seconds.
+  public var fadeIn: Double?
+  /// Linear fade-out length in seconds (ending at the end of the output).
+  public var fadeOut: Double?
+  /// Gain in decibels.
+  public var gainDB: Double?
+  /// Let playlist-like inputs open the local files they name.
+  public var allowReferences = false
+  /// The RIFF size above which the header becomes RF64 (tests lower it).
+  public var rf64Limit = UInt64(UInt32.max)
+
+  /// Defaults: the automatic stream, s16, the source's rate and channels, everything.
+  public init() {}
+}
+
+/// What an extraction did, for `--json` and `--verbose`.
+public struct ExtractionReport: Sendable, Codable, Equatable {
+  /// The input as given.
+  public var input: String
+  /// The output path (`-` for standard output).
+  public var output: String
+  /// The container index of the decoded stream.
+  public var streamIndex: Int
+  /// The decoded stream's codec.
+  public var codec: String
+  /// The written PCM format.
+  public var format: PCMFormat
+  /// Sample frames written (per channel).
+  public var samples: Int64
+  /// `samples / sample_rate` seconds.
+  public var duration: Double
+  /// The header was upgraded to RF64 (the data passed 4 GiB).
+  public var rf64: Bool
+  /// Problems that did not stop the extraction (corrupt packets, parameter changes).
+  public var warnings: [String]
+}
+
+/// How far an extraction has come, for a progress bar.
+public struct ExtractionProgress: Sendable {
+  /// Seconds of input decoded so far.
+  public var seconds: Double
+  /// The expected total in seconds, when known.
+  public var total: Double?
+}

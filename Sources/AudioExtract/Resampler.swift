@@ -1,0 +1,142 @@
+import CFFmpeg
+import CFFmpeg.Resample
+import MediaProbe
+
+/// A channel layout in FFmpeg's native order, kept as its channel count and mask.
+struct ChannelLayout: Equatable, Sendable {
+  var channels: Int32
+  var mask: UInt64
+
+  /// The layout of decoded audio; an unspecified or custom order becomes the default layout for
+  /// that many channels (the ffmpeg CLI's `guess_layout_max`).
+  init(_ layout: AVChannelLayout) {
+    if layout.order == AV_CHANNEL_ORDER_NATIVE {
+      self.init(channels: layout.nb_channels, mask: layout.u.mask)
+    } else {
+      self.init(defaultFor: layout.nb_channels)
+    }
+  }
+
+  init(channels: Int32, mask: UInt64) {
+    self.channels = channels
+    self.mask = mask
+  }
+
+  /// FFmpeg's default layout for `channels` (`av_channel_layout_default`): mono, stereo, 5.1, ...
+  init(defaultFor channels: Int32) {
+    var layout = AVChannelLayout()
+    av_channel_layout_default(&layout, channels)
+    self.init(channels: channels, mask: layout.order == AV_CHANNEL_ORDER_NATIVE ? layout.u.mask : 0)
+  }
+
+  /// The layout as FFmpeg's struct (native order; unspecified order when the mask is unknown).
+  var ffmpeg: AVChannelLayout {
+    var layout = AVChannelLayout()
+    if mask == 0 || av_channel_layout_from_mask(&layout, mask) < 0 {
+      layout.order = AV_CHANNEL_ORDER_UNSPEC
+      layout.nb_channels = channels
+    }
+    return layout
+  }
+}
+
+/// The format of decoded frames: what a resampler is built for.
+struct FrameFormat: Equatable {
+  var sampleFormat: AVSampleFormat
+  var sampleRate: Int32
+  var layout: ChannelLayout
+
+  init(_ frame: UnsafePointer<AVFrame>) {
+    sampleFormat = AVSampleFormat(rawValue: frame.pointee.format)
+    sampleRate = frame.pointee.sample_rate
+    layout = ChannelLayout(frame.pointee.ch_layout)
+  }
+
+  init(sampleFormat: AVSampleFormat, sampleRate: Int32, layout: ChannelLayout) {
+    self.sampleFormat = sampleFormat
+    self.sampleRate = sampleRate
+    self.layout = layout
+  }
+
+  var isPlanar: Bool { av_sample_fmt_is_planar(sampleFormat) != 0 }
+  var bytesPerSample: Int { Int(av_get_bytes_per_sample(sampleFormat)) }
+}
+
+/// An owned libswresample context (`swr_free` on deinit) converting one input format to one
+/// interleaved output format, with default options (as the ffmpeg CLI's `aresample`).
+final class Resampler {
+  private var context: OpaquePointer?
+  let input: FrameFormat
+  let output: FrameFormat
+  private var outputPointers: [UnsafeMutablePointer<UInt8>?] = [nil]
+
+  /// - Throws: `FFmpegError` when libswresample rejects the conversion.
+  init(from input: FrameFormat, to output: FrameFormat) throws(FFmpegError) {
+    self.input = input
+    self.output = output
+    var inLayout = input.layout.ffmpeg
+    var outLayout = output.layout.ffmpeg
+    var swr: OpaquePointer?
+    try check(
+      swr_alloc_set_opts2(
+        &swr, &outLayout, output.sampleFormat, output.sampleRate, &inLayout, input.sampleFormat,
+        input.sampleRate, 0, nil))
+    context = swr
+    try check(swr_init(swr))
+  }
+
+  deinit { swr_free(&context) }
+
+  /// Converts `count` input samples starting `offset` samples into `frame`, appending the
+  /// interleaved output bytes to `out`.
+  ///
+  /// - Throws: `FFmpegError`.
+  func convert(_ frame: UnsafePointer<AVFrame>, offset: Int, count: Int, into out: inout [UInt8]) throws(FFmpegError) {
+    let planes = input.isPlanar ? Int(input.layout.channels) : 1
+    let step = offset * input.bytesPerSample * (input.isPlanar ? 1 : Int(input.layout.channels))
+    var inputs: [UnsafePointer<UInt8>?] = (0..<planes).map { plane in
+      UnsafePointer<UInt8>(frame.pointee.extended_data[plane]!.advanced(by: step))
+    }
+    try inputs.withUnsafeMutableBufferPointer { pointers throws(FFmpegError) in
+      try run(pointers.baseAddress, count: count, into: &out)
+    }
+  }
+
+  /// Drains the samples still buffered (resampling delay) at the end of the input.
+  func flush(into out: inout [UInt8]) throws(FFmpegError) {
+    try run(nil, count: 0, into: &out)
+  }
+
+  fileprivate func run(
+    _ inputs: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, count: Int, into out: inout [UInt8]
+  ) throws(FFmpegError) {
+    while true {
+      let capacity = Int(swr_get_out_samples(context, Int32(count))) + 32
+      let frameBytes = output.bytesPerSample * Int(output.layout.channels)
+      let start = out.count
+      out.append(contentsOf: repeatElement(0, count: capacity * frameBytes))
+      let produced = out.withUnsafeMutableBytes { raw in
+        var target: UnsafeMutablePointer<UInt8>? = raw.baseAddress!.advanced(by: start)
+          .assumingMemoryBound(to: UInt8.self)
+        return swr_convert(context, &target, Int32(capacity), inputs, Int32(count))
+      }
+      guard produced >= 0 else {
+        out.removeLast(capacity * frameBytes)
+        throw FFmpegError(code: produced)
+      }
+      out.removeLast((capacity - Int(produced)) * frameBytes)
+      // With input, one call converts everything; when draining, repeat until nothing is left.
+      if inputs != nil || produced == 0 { return }
+    }
+  }
+}
+
+extension Resampler {
+  /// Converts `count` interleaved samples (in this resampler's input format) at `samples`.
+  func convert(interleaved samples: UnsafeRawPointer, count: Int, into out: inout [UInt8]) throws(FFmpegError) {
+    var inputs: [UnsafePointer<UInt8>?] = [samples.assumingMemoryBound(to: UInt8.self)]
+    try inputs.withUnsafeMutableBufferPointer { pointers throws(FFmpegError) in
+      try run(pointers.baseAddress, count: count, into: &out)
+    }
+  }
+}

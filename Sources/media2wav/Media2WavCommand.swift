@@ -1,0 +1,259 @@
+import ArgumentParser
+import AudioExtract
+import MediaProbe
+import Synchronization
+import ToolSupport
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+@main
+struct Media2WavCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "media2wav",
+    abstract: "Decode the audio of media files and write WAV (our own RIFF/RF64 writer).",
+    discussion: """
+      Decodes one audio stream of each input with FFmpeg's libraries and writes it as WAV. The \
+      samples equal `ffmpeg -i IN -map 0:a:N -f s16le -` byte for byte (same libraries), and \
+      with --start/--duration they equal `ffmpeg -ss S -t T -i IN ...`.
+
+      OUTPUT: by default next to each input, with a .wav extension; --output-dir puts them in a \
+      directory; -o names the one output, and -o - writes to standard output. A file is written \
+      to a temporary file in its directory and renamed when complete: an error, SIGINT or SIGTERM \
+      leaves no partial file, and an existing file is replaced only with --force.
+
+      HEADER: a plain 44-byte PCM header for mono/stereo audio of at most 16 bits and 48 kHz; \
+      WAVE_FORMAT_EXTENSIBLE with the real channel mask (5.1 = 0x3F, 5.1(side) = 0x60F) for more \
+      channels, more bits or higher rates; float as format 3 with a fact chunk. When the data may \
+      pass 4 GiB, a JUNK chunk is reserved and becomes ds64 (RF64) if it does. On standard output \
+      the sizes are 0xFFFFFFFF ("read to the end") and there is no fact chunk.
+
+      STREAM: the default audio stream is the ffmpeg CLI's choice: a stream marked default, then \
+      the one with the most channels, then the first (--verbose prints it). --stream N picks the \
+      N-th audio stream from 0 (as -map 0:a:N); --language picks by language tag.
+
+      FORMAT: --format s16 by default (as -acodec pcm_s16le); auto keeps the source's depth \
+      (24-bit FLAC → s24, float codecs such as AAC, MP3, Opus → f32). --rate and --channels \
+      resample and down/upmix with libswresample; by default the source's rate and channels \
+      are kept. Corrupt packets are skipped with a warning, as ffmpeg does; if the format \
+      changes mid-stream, the rest is converted to the first frame's format.
+
+      EXIT STATUS: 0 when every input was converted, 1 when any failed (no audio stream, \
+      unreadable input, output exists, disk full ...), 64 for usage errors, 130/143 when \
+      interrupted by SIGINT/SIGTERM.
+
+      EXAMPLES:
+        media2wav interview.mp4                       # interview.wav, s16
+        media2wav --format auto --output-dir wav/ *.flac
+        media2wav -o - --rate 16000 --channels 1 talk.m4a | sox -t wav - -n stat
+        media2wav --start 1:30 --duration 10 --fade-out 2 song.mp3 -o clip.wav
+        media2wav --json --jobs 4 --output-dir out/ *.mkv | jq '.[] | .samples'
+      """,
+    version: "0.1.0")
+
+  @Argument(help: "Media files ('-' for standard input, which needs -o).")
+  var inputs: [String]
+
+  @Option(name: [.short, .long], help: ArgumentHelp("The output file ('-' for standard output); one input only.", valueName: "file"))
+  var output: String?
+
+  @Option(help: ArgumentHelp("Write the outputs in this directory.", valueName: "dir"))
+  var outputDir: String?
+
+  @Flag(help: "Replace existing output files.")
+  var force = false
+
+  @Option(help: ArgumentHelp("Decode the N-th audio stream, counting from 0 (as -map 0:a:N).", valueName: "n"))
+  var stream: Int?
+
+  @Option(help: ArgumentHelp("Decode the first audio stream in this language (e.g. eng).", valueName: "code"))
+  var language: String?
+
+  @Option(help: ArgumentHelp("Sample encoding: u8, s16, s24, s32, f32, f64, or auto (keep the source's depth).", valueName: "format"))
+  var format: String = "s16"
+
+  @Option(help: ArgumentHelp("Output sample rate in Hz (default: the source's).", valueName: "hz"))
+  var rate: Int?
+
+  @Option(help: ArgumentHelp("Output channels, down- or upmixed (default: the source's).", valueName: "n"))
+  var channels: Int?
+
+  @Option(help: ArgumentHelp("Start here: seconds or [hh:]mm:ss[.mmm].", valueName: "time"))
+  var start: TimeArgument?
+
+  @Option(help: ArgumentHelp("Stop here (a time in the input, like --start).", valueName: "time"))
+  var end: TimeArgument?
+
+  @Option(help: ArgumentHelp("Write at most this long (seconds or [hh:]mm:ss[.mmm]).", valueName: "time"))
+  var duration: TimeArgument?
+
+  @Option(help: ArgumentHelp("Fade in linearly over this many seconds.", valueName: "seconds"))
+  var fadeIn: Double?
+
+  @Option(help: ArgumentHelp("Fade out linearly over the last seconds of the output.", valueName: "seconds"))
+  var fadeOut: Double?
+
+  @Option(help: ArgumentHelp("Change the volume by this many decibels.", valueName: "db"))
+  var gain: Double?
+
+  @Option(name: [.short, .long], help: "Convert this many files at once (default: 1).")
+  var jobs: Int = 1
+
+  @Flag(help: "Print a JSON report per file on standard output (an object, or an array for several).")
+  var json = false
+
+  @Flag(name: [.short, .long], help: "No progress bar.")
+  var quiet = false
+
+  @Flag(name: [.short, .long], help: "Print the chosen stream and FFmpeg's warnings on standard error.")
+  var verbose = false
+
+  @Flag(help: "Let playlists and lists (HLS, concat, ...) open the local files they name.")
+  var allowReferences = false
+
+  func validate() throws {
+    if output != nil && outputDir != nil { throw ValidationError("-o and --output-dir cannot be combined") }
+    if output != nil && inputs.count > 1 { throw ValidationError("-o takes one input; use --output-dir for several") }
+    if inputs.contains("-") && output == nil { throw ValidationError("reading standard input needs -o") }
+    if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("'-' can be given only once") }
+    if output == "-" && json { throw ValidationError("--json cannot share standard output with -o -") }
+    if stream != nil && language != nil { throw ValidationError("--stream and --language cannot be combined") }
+    if let stream, stream < 0 { throw ValidationError("--stream counts from 0") }
+    if format != "auto" && PCMEncoding(rawValue: format) == nil {
+      throw ValidationError("--format must be one of u8, s16, s24, s32, f32, f64, auto")
+    }
+    if let rate, !(1...768_000).contains(rate) { throw ValidationError("--rate must be between 1 and 768000 Hz") }
+    if let channels, !(1...64).contains(channels) { throw ValidationError("--channels must be between 1 and 64") }
+    if end != nil && duration != nil { throw ValidationError("--end and --duration cannot be combined") }
+    if let end, end.seconds <= (start?.seconds ?? 0) { throw ValidationError("--end must come after --start") }
+    for (name, value) in [("--fade-in", fadeIn), ("--fade-out", fadeOut)] {
+      if let value, !(value >= 0 && value.isFinite) { throw ValidationError("\(name) must be a positive number of seconds") }
+    }
+    if let gain, !gain.isFinite { throw ValidationError("--gain must be a number of decibels") }
+    guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+    let targets = inputs.map(outputPath)
+    if Set(targets).count != targets.count { throw ValidationError("two inputs would write the same output file") }
+  }
+
+  /// Where the WAV for `input` goes.
+  func outputPath(for input: String) -> String {
+    if let output { return output }
+    let name = input.split(separator: "/").last.map(String.init) ?? input
+    let stem = name.lastIndex(of: ".").map { name[..<$0] }.map(String.init) ?? name
+    if let outputDir { return (outputDir.hasSuffix("/") ? outputDir : outputDir + "/") + stem + ".wav" }
+    let directory = input.lastIndex(of: "/").map { String(input[...$0]) } ?? ""
+    return directory + stem + ".wav"
+  }
+
+  var options: ExtractOptions {
+    var options = ExtractOptions()
+    options.stream = stream.map(StreamChoice.audioIndex) ?? language.map(StreamChoice.language) ?? .automatic
+    options.encoding = PCMEncoding(rawValue: format)
+    options.sampleRate = rate
+    options.channels = channels
+    options.start = start?.seconds
+    options.duration = duration?.seconds ?? end.map { $0.seconds - (start?.seconds ?? 0) }
+    options.fadeIn = fadeIn
+    options.fadeOut = fadeOut
+    options.gainDB = gain
+    options.allowReferences = allowReferences
+    return options
+  }
+
+  func run() throws {
+    ignoreBrokenPipe()
+    installInterruptHandlers()
+    (verbose ? FFmpegLogLevel.warning : .quiet).apply()
+    let extractor = AudioExtractor(options: options)
+    let inputs = self.inputs
+    let destinations = inputs.map { input -> OutputDestination in
+      let path = outputPath(for: input)
+      return path == "-" ? .standardOutput : .file(path: path, overwrite: force)
+    }
+    let showBar = inputs.count == 1 || jobs == 1
+    let (quiet, verbose) = (self.quiet, self.verbose)
+    let report = Mutex(
+      ReportWriter(
+        writer: json ? JSONStreamWriter(layout: inputs.count == 1 ? .single : .array) : nil,
+        verbose: verbose))
+
+    orderedParallel(count: inputs.count, jobs: jobs) { index in
+      let input = inputs[index]
+      let bar = ProgressBar(label: input, quiet: quiet || !showBar)
+      defer { bar.finish() }
+      let source: InputSource = input == "-" ? .standardInput : .file(input)
+      do throws(ExtractError) {
+        return .success(
+          try extractor.extract(source, path: input, to: destinations[index]) { progress in
+            bar.update(done: progress.seconds, total: progress.total)
+          })
+      } catch {
+        return .failure(input: input, error: error)
+      }
+    } emit: { _, outcome in
+      report.withLock { $0.add(outcome) }
+    }
+    let failures = report.withLock { $0.finish() }
+    if Interruption.isRequested { throw ExitCode(interruptedExitCode) }
+    if failures > 0 { throw ExitCode(1) }
+  }
+}
+
+/// One input's result.
+enum Outcome: Sendable {
+  case success(ExtractionReport)
+  case failure(input: String, error: ExtractError)
+}
+
+/// Reports outcomes in input order: messages on stderr, JSON on stdout with --json.
+struct ReportWriter: ~Copyable {
+  var writer: JSONStreamWriter?
+  let verbose: Bool
+  var failures = 0
+  private let encoder = JSONEncoder.mediaTools()
+
+  init(writer: JSONStreamWriter?, verbose: Bool) {
+    self.writer = writer
+    self.verbose = verbose
+  }
+
+  mutating func add(_ outcome: Outcome) {
+    switch outcome {
+    case .success(let report):
+      for warning in report.warnings { Console.error("media2wav", "\(report.input): warning: \(warning)") }
+      if verbose {
+        let f = report.format
+        Console.error(
+          "media2wav",
+          "\(report.input): stream #\(report.streamIndex) (\(report.codec)) → \(report.output): "
+            + "\(f.encoding.rawValue) \(f.sampleRate) Hz \(f.channels) ch, \(report.samples) samples"
+            + (report.rf64 ? ", RF64" : ""))
+      }
+      if writer != nil, let data = try? encoder.encode(report) { writer!.write(data) }
+    case .failure(let input, let error):
+      failures += 1
+      Console.error("media2wav", "\(input): \(error.message)")
+      if writer != nil, let data = try? encoder.encode(FailureReport(input: input, error: .init(code: error.code, message: error.message))) {
+        writer!.write(data)
+      }
+    }
+  }
+
+  func finish() -> Int {
+    writer?.finish()
+    return failures
+  }
+}
+
+/// The JSON shape of a failed input.
+struct FailureReport: Encodable {
+  struct Detail: Encodable {
+    var code: String
+    var message: String
+  }
+  var input: String
+  var error: Detail
+}
