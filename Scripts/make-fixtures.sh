@@ -75,6 +75,18 @@ ff -f lavfi -i "$(tone 440 48000)" -t 1 -af "aformat=channel_layouts=5.1(side)" 
 ff -f lavfi -i "$(tone 440 44100)" -t 3 "${aac[@]}" -f adts "${bitexact[@]}" "$out/tone_adts.aac"
 ff -f lavfi -i "aevalsrc='sin(440*2*PI*t)*if(lt(t,1.5),1,0.01*random(0))':sample_rate=44100" -t 3 -c:a libmp3lame -q:a 2 -write_xing 0 "${bitexact[@]}" "$out/vbr_no_xing.mp3"
 
+# Two audio streams: #0 stereo English (default), #1 5.1 French. ffmpeg's default pick is #0
+# (default disposition outweighs channels); --stream 1 / --language fre pick #1.
+ff -f lavfi -i "$(tone 440 48000)" -f lavfi -i "$(tone 880 48000)" -t 1 -map 0:a -map 1:a \
+   -filter:a:0 "aformat=channel_layouts=stereo" -filter:a:1 "aformat=channel_layouts=5.1" -c:a libvorbis \
+   -metadata:s:a:0 language=eng -metadata:s:a:1 language=fre -disposition:a:0 default -disposition:a:1 0 \
+   "${bitexact[@]}" "$out/two_audio.mkv"
+# An MP3 that switches from 22.05 kHz mono to 44.1 kHz stereo mid-stream (two streams concatenated).
+ff -f lavfi -i "$(tone 300 22050)" -t 1 -ac 1 -c:a libmp3lame -b:a 32k "${bitexact[@]}" /tmp/mediatools-a.mp3
+ff -f lavfi -i "$(tone 500 44100)" -t 1 -ac 2 -c:a libmp3lame -b:a 128k "${bitexact[@]}" /tmp/mediatools-b.mp3
+cat /tmp/mediatools-a.mp3 /tmp/mediatools-b.mp3 > "$out/format_switch.mp3"
+rm -f /tmp/mediatools-a.mp3 /tmp/mediatools-b.mp3
+
 # --- Hostile inputs ---------------------------------------------------------------------------
 : > "$out/hostile_empty.mp4"
 python3 -c 'import random,sys; random.seed(7); sys.stdout.buffer.write(bytes(random.getrandbits(8) for _ in range(65536)))' > "$out/hostile_random.bin"

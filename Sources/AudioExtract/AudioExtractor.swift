@@ -38,13 +38,15 @@ public struct AudioExtractor: Sendable {
     }
     let streamIndex = try options.stream.select(in: input)
     let output = try OutputFile(destination)
-    let session = try ExtractionSession(input: input, streamIndex: streamIndex, options: options, output: output)
+    let session = try ExtractionSession(
+      input: input, streamIndex: streamIndex, options: options, output: output)
     let result = try session.run(progress: progress)
     try output.commit()
     let format = result.format
     return ExtractionReport(
       input: path, output: destination.display, streamIndex: streamIndex,
-      codec: String(cString: avcodec_get_name(input.stream(streamIndex).pointee.codecpar.pointee.codec_id)),
+      codec: String(
+        cString: avcodec_get_name(input.stream(streamIndex).pointee.codecpar.pointee.codec_id)),
       format: format, samples: result.samples,
       duration: Double(result.samples) / Double(format.sampleRate), rf64: result.rf64,
       warnings: session.warnings)
@@ -82,7 +84,9 @@ final class ExtractionSession {
   private var samplesWritten: Int64 = 0
   private static let chunkBytes = 256 << 10
 
-  init(input: InputFile, streamIndex: Int, options: ExtractOptions, output: OutputFile) throws(ExtractError) {
+  init(input: InputFile, streamIndex: Int, options: ExtractOptions, output: OutputFile)
+    throws(ExtractError)
+  {
     self.input = input
     self.streamIndex = streamIndex
     self.options = options
@@ -103,7 +107,9 @@ final class ExtractionSession {
     if startMicroseconds != nil {
       var seekTarget = target
       let seeksByPTS = context.iformat.pointee.flags & AVFMT_SEEK_TO_PTS != 0
-      let hasDelay = (0..<input.streamCount).contains { input.stream($0).pointee.codecpar.pointee.video_delay > 0 }
+      let hasDelay = (0..<input.streamCount).contains {
+        input.stream($0).pointee.codecpar.pointee.video_delay > 0
+      }
       if !seeksByPTS && hasDelay { seekTarget -= 3 * Int64(mt_time_base) / 23 }
       do {
         try input.seek(toMicroseconds: seekTarget)
@@ -114,7 +120,8 @@ final class ExtractionSession {
     // After seeking: discarding first changes which stream mov seeks on.
     input.discardAll(except: streamIndex)
     do {
-      decoder = try CodecDecoder(parameters: stream.pointee.codecpar, threads: 1, packetTimeBase: timeBase)
+      decoder = try CodecDecoder(
+        parameters: stream.pointee.codecpar, threads: 1, packetTimeBase: timeBase)
     } catch {
       throw .decoder(error.message)
     }
@@ -157,14 +164,17 @@ final class ExtractionSession {
       try decode(packet, into: frame)
       frames += 1
       if let progress, frames % 64 == 0, let pts = packet.pts {
-        progress(ExtractionProgress(seconds: Double(pts) * av_q2d(timeBase) - offsetSeconds, total: total))
+        progress(
+          ExtractionProgress(seconds: Double(pts) * av_q2d(timeBase) - offsetSeconds, total: total))
       }
     }
     if !trimmedToEnd { try decode(nil, into: frame) }
     return try finish()
   }
 
-  private var offsetSeconds: Double { Double(timestampOffset) * av_q2d(timeBase) * -1 - Double(startMicroseconds ?? 0) / 1e6 }
+  private var offsetSeconds: Double {
+    Double(timestampOffset) * av_q2d(timeBase) * -1 - Double(startMicroseconds ?? 0) / 1e6
+  }
 
   private func seconds(_ pts: Int64?) -> String {
     guard let pts else { return "?" }
@@ -204,7 +214,8 @@ final class ExtractionSession {
 
   // MARK: - Frames
 
-  private func handle(_ frame: UnsafeMutablePointer<AVFrame>, packet: Packet?) throws(ExtractError) {
+  private func handle(_ frame: UnsafeMutablePointer<AVFrame>, packet: Packet?) throws(ExtractError)
+  {
     let count = Int64(frame.pointee.nb_samples)
     guard count > 0 else { return }
     let rate = frame.pointee.sample_rate
@@ -215,14 +226,16 @@ final class ExtractionSession {
     var pts: Int64?
     var sourcePTS = frame.pointee.pts
     if sourcePTS == mt_nopts_value, let packetPTS = packet?.pts { sourcePTS = packetPTS }
-    if let packet, packet.duration != 0, previousPacketPTS != mt_nopts_value, let packetPTS = packet.pts,
+    if let packet, packet.duration != 0, previousPacketPTS != mt_nopts_value,
+      let packetPTS = packet.pts,
       packetPTS - previousPacketPTS > packet.duration
     {
       rescaleLast = mt_nopts_value
     }
     if let packet { previousPacketPTS = packet.pts ?? mt_nopts_value }
     if sourcePTS != mt_nopts_value {
-      pts = av_rescale_delta(timeBase, sourcePTS, sampleTimeBase, Int32(count), &rescaleLast, sampleTimeBase)
+      pts = av_rescale_delta(
+        timeBase, sourcePTS, sampleTimeBase, Int32(count), &rescaleLast, sampleTimeBase)
     }
 
     // atrim: keep samples from pts 0 (with a start) for `duration` samples.
@@ -236,7 +249,8 @@ final class ExtractionSession {
     if firstPTS == nil { firstPTS = framePTS + first }
     var end = count
     if let durationMicroseconds {
-      let limit = av_rescale_q(durationMicroseconds, AVRational(num: 1, den: mt_time_base), sampleTimeBase)
+      let limit = av_rescale_q(
+        durationMicroseconds, AVRational(num: 1, den: mt_time_base), sampleTimeBase)
       if framePTS - firstPTS! >= limit {
         trimmedToEnd = true
         return
@@ -247,7 +261,9 @@ final class ExtractionSession {
     try convert(frame, offset: Int(first), count: Int(end - first))
   }
 
-  private func convert(_ frame: UnsafeMutablePointer<AVFrame>, offset: Int, count: Int) throws(ExtractError) {
+  private func convert(_ frame: UnsafeMutablePointer<AVFrame>, offset: Int, count: Int)
+    throws(ExtractError)
+  {
     let incoming = FrameFormat(frame)
     let target = try prepare(for: incoming)
     do {
@@ -274,7 +290,10 @@ final class ExtractionSession {
   private func prepare(for incoming: FrameFormat) throws(ExtractError) -> FrameFormat {
     if format == nil {
       let parameters = input.stream(streamIndex).pointee.codecpar.pointee
-      let encoding = options.encoding ?? PCMEncoding.keeping(incoming.sampleFormat, bitsPerRawSample: parameters.bits_per_raw_sample)
+      let encoding =
+        options.encoding
+        ?? PCMEncoding.keeping(
+          incoming.sampleFormat, bitsPerRawSample: parameters.bits_per_raw_sample)
       let layout = options.channels.map { ChannelLayout(defaultFor: Int32($0)) } ?? incoming.layout
       let chosen = PCMFormat(
         encoding: encoding, channels: Int(layout.channels),
@@ -286,7 +305,9 @@ final class ExtractionSession {
       let reserve = reservesRF64(chosen)
       do {
         writer = WriterThread(
-          writer: try WAVWriter(fd: output.fd, format: chosen, seekable: output.seekable, reserveRF64: reserve, rf64Limit: options.rf64Limit))
+          writer: try WAVWriter(
+            fd: output.fd, format: chosen, seekable: output.seekable, reserveRF64: reserve,
+            rf64Limit: options.rf64Limit))
       } catch {
         throw .output(error)
       }
@@ -336,11 +357,14 @@ final class ExtractionSession {
     if effectsConverter == nil, let converter {
       effectsConverter = try Resampler(
         from: converter.output,
-        to: FrameFormat(sampleFormat: format!.encoding.converterFormat, sampleRate: converter.output.sampleRate, layout: converter.output.layout))
+        to: FrameFormat(
+          sampleFormat: format!.encoding.converterFormat, sampleRate: converter.output.sampleRate,
+          layout: converter.output.layout))
     }
     var converted: [UInt8] = []
     try samples.withUnsafeBytes { raw in
-      try effectsConverter!.convert(interleaved: raw.baseAddress!, count: samples.count / format!.channels, into: &converted)
+      try effectsConverter!.convert(
+        interleaved: raw.baseAddress!, count: samples.count / format!.channels, into: &converted)
     }
     try emit(converted)
   }

@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
   import Glibc
 #else
@@ -53,6 +55,7 @@ final class OutputFile {
       fd = opened
       seekable = true
       temporaryPath = String(cString: template)
+      TemporaryFiles.register(temporaryPath!)
       fchmod(fd, 0o666 & ~processUmask)
     }
   }
@@ -62,17 +65,23 @@ final class OutputFile {
   /// - Throws: `ExtractError.outputExists` when a file appeared meanwhile (without overwrite),
   ///   `.output` for other failures.
   func commit() throws(ExtractError) {
-    guard case .file(let path, let overwrite) = destination, let temporary = temporaryPath else { return }
+    guard case .file(let path, let overwrite) = destination, let temporary = temporaryPath else {
+      return
+    }
     guard close(fd) == 0 else { throw .output(OutputError(code: errno, action: "closing \(path)")) }
     if overwrite {
-      guard rename(temporary, path) == 0 else { throw .output(OutputError(code: errno, action: "renaming to \(path)")) }
+      guard rename(temporary, path) == 0 else {
+        throw .output(OutputError(code: errno, action: "renaming to \(path)"))
+      }
     } else {
       // link() refuses to replace an existing file: no window in which one could be overwritten.
       guard link(temporary, path) == 0 else {
-        throw errno == EEXIST ? .outputExists(path) : .output(OutputError(code: errno, action: "creating \(path)"))
+        throw errno == EEXIST
+          ? .outputExists(path) : .output(OutputError(code: errno, action: "creating \(path)"))
       }
       unlink(temporary)
     }
+    TemporaryFiles.unregister(temporary)
     temporaryPath = nil
   }
 
@@ -80,6 +89,23 @@ final class OutputFile {
     if let temporaryPath {
       close(fd)
       unlink(temporaryPath)
+      TemporaryFiles.unregister(temporaryPath)
+    }
+  }
+}
+
+/// The temporary files being written, so an interrupted process can remove them before it exits.
+public enum TemporaryFiles {
+  private static let paths = Mutex<Set<String>>([])
+
+  static func register(_ path: String) { _ = paths.withLock { $0.insert(path) } }
+  static func unregister(_ path: String) { _ = paths.withLock { $0.remove(path) } }
+
+  /// Removes every temporary file still being written (call when interrupted).
+  public static func removeAll() {
+    paths.withLock { paths in
+      for path in paths { unlink(path) }
+      paths.removeAll()
     }
   }
 }

@@ -91,7 +91,9 @@ final class Resampler {
   /// interleaved output bytes to `out`.
   ///
   /// - Throws: `FFmpegError`.
-  func convert(_ frame: UnsafePointer<AVFrame>, offset: Int, count: Int, into out: inout [UInt8]) throws(FFmpegError) {
+  func convert(_ frame: UnsafePointer<AVFrame>, offset: Int, count: Int, into out: inout [UInt8])
+    throws(FFmpegError)
+  {
     let planes = input.isPlanar ? Int(input.layout.channels) : 1
     let step = offset * input.bytesPerSample * (input.isPlanar ? 1 : Int(input.layout.channels))
     var inputs: [UnsafePointer<UInt8>?] = (0..<planes).map { plane in
@@ -133,7 +135,9 @@ final class Resampler {
 
 extension Resampler {
   /// Converts `count` interleaved samples (in this resampler's input format) at `samples`.
-  func convert(interleaved samples: UnsafeRawPointer, count: Int, into out: inout [UInt8]) throws(FFmpegError) {
+  func convert(interleaved samples: UnsafeRawPointer, count: Int, into out: inout [UInt8])
+    throws(FFmpegError)
+  {
     var inputs: [UnsafePointer<UInt8>?] = [samples.assumingMemoryBound(to: UInt8.self)]
     try inputs.withUnsafeMutableBufferPointer { pointers throws(FFmpegError) in
       try run(pointers.baseAddress, count: count, into: &out)

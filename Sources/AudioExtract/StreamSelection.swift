@@ -13,7 +13,8 @@ extension StreamChoice {
     switch self {
     case .audioIndex(let n):
       guard n >= 0, n < audio.count else {
-        throw .streamNotFound("#\(n) (the input has \(audio.count) audio stream\(audio.count == 1 ? "" : "s"))")
+        throw .streamNotFound(
+          "#\(n) (the input has \(audio.count) audio stream\(audio.count == 1 ? "" : "s"))")
       }
       return audio[n]
     case .language(let language):

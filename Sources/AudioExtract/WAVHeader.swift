@@ -86,7 +86,9 @@ public struct WAVHeader: Sendable, Equatable {
       out.u32(UInt32(truncatingIfNeeded: format.channelMask))
       // SubFormat GUID {tag-0000-0010-8000-00AA00389B71}
       out.u16(format.encoding.formatTag)
-      out.append([0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71])
+      out.append([
+        0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71,
+      ])
     }
     if hasFact {
       out.fourCC("fact")
@@ -116,6 +118,14 @@ struct ByteWriter {
   mutating func fourCC(_ text: String) { bytes += Array(text.utf8) }
   mutating func zeros(_ count: Int) { bytes += [UInt8](repeating: 0, count: count) }
   mutating func u16(_ value: UInt16) { bytes += [UInt8(value & 0xFF), UInt8(value >> 8)] }
-  mutating func u32(_ value: UInt32) { for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> shift)) } }
-  mutating func u64(_ value: UInt64) { for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> shift)) } }
+  mutating func u32(_ value: UInt32) {
+    for shift in stride(from: 0, to: 32, by: 8) {
+      bytes.append(UInt8(truncatingIfNeeded: value >> shift))
+    }
+  }
+  mutating func u64(_ value: UInt64) {
+    for shift in stride(from: 0, to: 64, by: 8) {
+      bytes.append(UInt8(truncatingIfNeeded: value >> shift))
+    }
+  }
 }

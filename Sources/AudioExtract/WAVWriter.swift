@@ -89,7 +89,8 @@ public struct WAVWriter: ~Copyable {
       try moveData(by: 36)
       header = WAVHeader(format: header.format, reservesRF64: true, seekable: true)
     }
-    try Self.writeAll(fd, header.bytes(dataSize: dataSize, rf64: rf64), at: 0, action: "updating the header")
+    try Self.writeAll(
+      fd, header.bytes(dataSize: dataSize, rf64: rf64), at: 0, action: "updating the header")
   }
 
   /// Moves the sample data (and pad byte) `distance` bytes later, from the end backwards, to make
@@ -102,16 +103,24 @@ public struct WAVWriter: ~Copyable {
       let count = Int(min(UInt64(buffer.count), end - start))
       let from = end - UInt64(count)
       let read = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(from)) }
-      guard read == count else { throw OutputError(code: read < 0 ? errno : EIO, action: "moving the data for RF64") }
-      try Self.writeAll(fd, Array(buffer.prefix(count)), at: from + UInt64(distance), action: "moving the data for RF64")
+      guard read == count else {
+        throw OutputError(code: read < 0 ? errno : EIO, action: "moving the data for RF64")
+      }
+      try Self.writeAll(
+        fd, Array(buffer.prefix(count)), at: from + UInt64(distance),
+        action: "moving the data for RF64")
       end = from
     }
   }
 
-  private static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: UInt64? = nil, action: String) throws(OutputError) {
+  private static func writeAll(
+    _ fd: Int32, _ bytes: [UInt8], at offset: UInt64? = nil, action: String
+  ) throws(OutputError) {
     var failure: OutputError?
     bytes.withUnsafeBytes { raw in
-      do throws(OutputError) { try writeAll(fd, raw, at: offset, action: action) } catch { failure = error }
+      do throws(OutputError) { try writeAll(fd, raw, at: offset, action: action) } catch {
+        failure = error
+      }
     }
     if let failure { throw failure }
   }
@@ -123,7 +132,8 @@ public struct WAVWriter: ~Copyable {
     while done < bytes.count {
       let pointer = bytes.baseAddress! + done
       let written =
-        if let offset { pwrite(fd, pointer, bytes.count - done, off_t(offset) + off_t(done)) } else { Glibc.write(fd, pointer, bytes.count - done) }
+        if let offset { pwrite(fd, pointer, bytes.count - done, off_t(offset) + off_t(done)) } else
+        { Glibc.write(fd, pointer, bytes.count - done) }
       if written < 0 {
         if errno == EINTR { continue }
         throw OutputError(code: errno, action: action)

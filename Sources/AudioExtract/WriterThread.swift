@@ -43,7 +43,8 @@ final class WriterThread: Sendable {
     queue.sync {}
     return try state.withLock { state throws(OutputError) in
       if let error = state.error { throw error }
-      let rf64 = state.writer.currentHeader.needsRF64(dataSize: state.writer.dataSize, limit: rf64Limit)
+      let rf64 = state.writer.currentHeader.needsRF64(
+        dataSize: state.writer.dataSize, limit: rf64Limit)
       try state.writer.finish()
       return (state.writer.dataSize, rf64)
     }

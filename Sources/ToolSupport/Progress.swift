@@ -32,7 +32,9 @@ public final class ProgressBar {
       let fraction = min(1, max(0, done / total))
       let width = 24
       let filled = Int(fraction * Double(width))
-      line += "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] "
+      line +=
+        "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        + "] "
       line += "\(Int(fraction * 100))%"
       if speed > 0 { line += "  ETA \(clock(max(0, total - done) / speed))" }
     } else {

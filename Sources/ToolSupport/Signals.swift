@@ -7,24 +7,34 @@ import Synchronization
   import Darwin
 #endif
 
-/// The signal that interrupted the process (0 when none).
-private let receivedSignal = Atomic<Int32>(0)
+/// What to do when interrupted, before exiting (remove partial outputs).
+private let interruptCleanup = Mutex<(@Sendable () -> Void)?>(nil)
 
-/// Turns the first SIGINT or SIGTERM into an `Interruption` request, so the running work stops,
-/// removes its partial output and the tool exits with `interruptedExitCode`. A second signal
-/// ends the process at once (default action).
-public func installInterruptHandlers() {
-  for signalNumber in [SIGINT, SIGTERM] {
-    signal(signalNumber) { number in
-      receivedSignal.store(number, ordering: .relaxed)
+/// Handles SIGINT and SIGTERM on a dedicated thread (the signals are blocked everywhere else):
+/// it marks the `Interruption`, runs `cleanup` (for example, removing temporary files), and exits
+/// with 128 + the signal number (130 for SIGINT), whatever the other threads are blocked in.
+///
+/// Call before any other thread starts, so every thread inherits the blocked signals.
+public func installInterruptHandlers(cleanup: @escaping @Sendable () -> Void = {}) {
+  interruptCleanup.withLock { $0 = cleanup }
+  var signals = sigset_t()
+  sigemptyset(&signals)
+  sigaddset(&signals, SIGINT)
+  sigaddset(&signals, SIGTERM)
+  pthread_sigmask(SIG_BLOCK, &signals, nil)
+  var thread = pthread_t()
+  pthread_create(
+    &thread, nil,
+    { _ in
+      var signals = sigset_t()
+      sigemptyset(&signals)
+      sigaddset(&signals, SIGINT)
+      sigaddset(&signals, SIGTERM)
+      var received: Int32 = 0
+      while sigwait(&signals, &received) != 0 {}
       Interruption.request()
-      signal(number, SIG_DFL)
-    }
-  }
-}
-
-/// 128 + the signal number (130 for SIGINT), as shells report a process killed by a signal.
-public var interruptedExitCode: Int32 {
-  let number = receivedSignal.load(ordering: .relaxed)
-  return 128 + (number == 0 ? SIGINT : number)
+      interruptCleanup.withLock { $0?() }
+      _exit(128 + received)
+    }, nil)
+  pthread_detach(thread)
 }

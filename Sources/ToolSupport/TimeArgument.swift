@@ -8,7 +8,9 @@ public struct TimeArgument: ExpressibleByArgument, Sendable, Equatable {
   /// Parses `argument`; nil (a usage error) for anything else or a negative time.
   public init?(argument: String) {
     let parts = argument.split(separator: ":", omittingEmptySubsequences: false)
-    guard (1...3).contains(parts.count), let last = Double(parts.last!), last >= 0 else { return nil }
+    guard (1...3).contains(parts.count), let last = Double(parts.last!), last >= 0 else {
+      return nil
+    }
     var total = last
     var scale = 60.0
     for part in parts.dropLast().reversed() {

@@ -57,7 +57,10 @@ struct Media2WavCommand: ParsableCommand {
   @Argument(help: "Media files ('-' for standard input, which needs -o).")
   var inputs: [String]
 
-  @Option(name: [.short, .long], help: ArgumentHelp("The output file ('-' for standard output); one input only.", valueName: "file"))
+  @Option(
+    name: [.short, .long],
+    help: ArgumentHelp(
+      "The output file ('-' for standard output); one input only.", valueName: "file"))
   var output: String?
 
   @Option(help: ArgumentHelp("Write the outputs in this directory.", valueName: "dir"))
@@ -66,19 +69,28 @@ struct Media2WavCommand: ParsableCommand {
   @Flag(help: "Replace existing output files.")
   var force = false
 
-  @Option(help: ArgumentHelp("Decode the N-th audio stream, counting from 0 (as -map 0:a:N).", valueName: "n"))
+  @Option(
+    help: ArgumentHelp(
+      "Decode the N-th audio stream, counting from 0 (as -map 0:a:N).", valueName: "n"))
   var stream: Int?
 
-  @Option(help: ArgumentHelp("Decode the first audio stream in this language (e.g. eng).", valueName: "code"))
+  @Option(
+    help: ArgumentHelp(
+      "Decode the first audio stream in this language (e.g. eng).", valueName: "code"))
   var language: String?
 
-  @Option(help: ArgumentHelp("Sample encoding: u8, s16, s24, s32, f32, f64, or auto (keep the source's depth).", valueName: "format"))
+  @Option(
+    help: ArgumentHelp(
+      "Sample encoding: u8, s16, s24, s32, f32, f64, or auto (keep the source's depth).",
+      valueName: "format"))
   var format: String = "s16"
 
   @Option(help: ArgumentHelp("Output sample rate in Hz (default: the source's).", valueName: "hz"))
   var rate: Int?
 
-  @Option(help: ArgumentHelp("Output channels, down- or upmixed (default: the source's).", valueName: "n"))
+  @Option(
+    help: ArgumentHelp("Output channels, down- or upmixed (default: the source's).", valueName: "n")
+  )
   var channels: Int?
 
   @Option(help: ArgumentHelp("Start here: seconds or [hh:]mm:ss[.mmm].", valueName: "time"))
@@ -87,55 +99,86 @@ struct Media2WavCommand: ParsableCommand {
   @Option(help: ArgumentHelp("Stop here (a time in the input, like --start).", valueName: "time"))
   var end: TimeArgument?
 
-  @Option(help: ArgumentHelp("Write at most this long (seconds or [hh:]mm:ss[.mmm]).", valueName: "time"))
+  @Option(
+    help: ArgumentHelp("Write at most this long (seconds or [hh:]mm:ss[.mmm]).", valueName: "time"))
   var duration: TimeArgument?
 
   @Option(help: ArgumentHelp("Fade in linearly over this many seconds.", valueName: "seconds"))
   var fadeIn: Double?
 
-  @Option(help: ArgumentHelp("Fade out linearly over the last seconds of the output.", valueName: "seconds"))
+  @Option(
+    help: ArgumentHelp(
+      "Fade out linearly over the last seconds of the output.", valueName: "seconds"))
   var fadeOut: Double?
 
-  @Option(help: ArgumentHelp("Change the volume by this many decibels.", valueName: "db"))
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("Change the volume by this many decibels (e.g. -6).", valueName: "db"))
   var gain: Double?
 
   @Option(name: [.short, .long], help: "Convert this many files at once (default: 1).")
   var jobs: Int = 1
 
-  @Flag(help: "Print a JSON report per file on standard output (an object, or an array for several).")
+  @Flag(
+    help: "Print a JSON report per file on standard output (an object, or an array for several).")
   var json = false
 
   @Flag(name: [.short, .long], help: "No progress bar.")
   var quiet = false
 
-  @Flag(name: [.short, .long], help: "Print the chosen stream and FFmpeg's warnings on standard error.")
+  @Flag(
+    name: [.short, .long], help: "Print the chosen stream and FFmpeg's warnings on standard error.")
   var verbose = false
 
   @Flag(help: "Let playlists and lists (HLS, concat, ...) open the local files they name.")
   var allowReferences = false
 
   func validate() throws {
-    if output != nil && outputDir != nil { throw ValidationError("-o and --output-dir cannot be combined") }
-    if output != nil && inputs.count > 1 { throw ValidationError("-o takes one input; use --output-dir for several") }
-    if inputs.contains("-") && output == nil { throw ValidationError("reading standard input needs -o") }
-    if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("'-' can be given only once") }
-    if output == "-" && json { throw ValidationError("--json cannot share standard output with -o -") }
-    if stream != nil && language != nil { throw ValidationError("--stream and --language cannot be combined") }
+    if output != nil && outputDir != nil {
+      throw ValidationError("-o and --output-dir cannot be combined")
+    }
+    if output != nil && inputs.count > 1 {
+      throw ValidationError("-o takes one input; use --output-dir for several")
+    }
+    if inputs.contains("-") && output == nil {
+      throw ValidationError("reading standard input needs -o")
+    }
+    if inputs.filter({ $0 == "-" }).count > 1 {
+      throw ValidationError("'-' can be given only once")
+    }
+    if output == "-" && json {
+      throw ValidationError("--json cannot share standard output with -o -")
+    }
+    if stream != nil && language != nil {
+      throw ValidationError("--stream and --language cannot be combined")
+    }
     if let stream, stream < 0 { throw ValidationError("--stream counts from 0") }
     if format != "auto" && PCMEncoding(rawValue: format) == nil {
       throw ValidationError("--format must be one of u8, s16, s24, s32, f32, f64, auto")
     }
-    if let rate, !(1...768_000).contains(rate) { throw ValidationError("--rate must be between 1 and 768000 Hz") }
-    if let channels, !(1...64).contains(channels) { throw ValidationError("--channels must be between 1 and 64") }
-    if end != nil && duration != nil { throw ValidationError("--end and --duration cannot be combined") }
-    if let end, end.seconds <= (start?.seconds ?? 0) { throw ValidationError("--end must come after --start") }
+    if let rate, !(1...768_000).contains(rate) {
+      throw ValidationError("--rate must be between 1 and 768000 Hz")
+    }
+    if let channels, !(1...64).contains(channels) {
+      throw ValidationError("--channels must be between 1 and 64")
+    }
+    if end != nil && duration != nil {
+      throw ValidationError("--end and --duration cannot be combined")
+    }
+    if let end, end.seconds <= (start?.seconds ?? 0) {
+      throw ValidationError("--end must come after --start")
+    }
     for (name, value) in [("--fade-in", fadeIn), ("--fade-out", fadeOut)] {
-      if let value, !(value >= 0 && value.isFinite) { throw ValidationError("\(name) must be a positive number of seconds") }
+      if let value, !(value >= 0 && value.isFinite) {
+        throw ValidationError("\(name) must be a positive number of seconds")
+      }
     }
     if let gain, !gain.isFinite { throw ValidationError("--gain must be a number of decibels") }
     guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
     let targets = inputs.map(outputPath)
-    if Set(targets).count != targets.count { throw ValidationError("two inputs would write the same output file") }
+    if Set(targets).count != targets.count {
+      throw ValidationError("two inputs would write the same output file")
+    }
   }
 
   /// Where the WAV for `input` goes.
@@ -143,14 +186,17 @@ struct Media2WavCommand: ParsableCommand {
     if let output { return output }
     let name = input.split(separator: "/").last.map(String.init) ?? input
     let stem = name.lastIndex(of: ".").map { name[..<$0] }.map(String.init) ?? name
-    if let outputDir { return (outputDir.hasSuffix("/") ? outputDir : outputDir + "/") + stem + ".wav" }
+    if let outputDir {
+      return (outputDir.hasSuffix("/") ? outputDir : outputDir + "/") + stem + ".wav"
+    }
     let directory = input.lastIndex(of: "/").map { String(input[...$0]) } ?? ""
     return directory + stem + ".wav"
   }
 
   var options: ExtractOptions {
     var options = ExtractOptions()
-    options.stream = stream.map(StreamChoice.audioIndex) ?? language.map(StreamChoice.language) ?? .automatic
+    options.stream =
+      stream.map(StreamChoice.audioIndex) ?? language.map(StreamChoice.language) ?? .automatic
     options.encoding = PCMEncoding(rawValue: format)
     options.sampleRate = rate
     options.channels = channels
@@ -164,8 +210,8 @@ struct Media2WavCommand: ParsableCommand {
   }
 
   func run() throws {
+    installInterruptHandlers(cleanup: TemporaryFiles.removeAll)
     ignoreBrokenPipe()
-    installInterruptHandlers()
     (verbose ? FFmpegLogLevel.warning : .quiet).apply()
     let extractor = AudioExtractor(options: options)
     let inputs = self.inputs
@@ -197,7 +243,6 @@ struct Media2WavCommand: ParsableCommand {
       report.withLock { $0.add(outcome) }
     }
     let failures = report.withLock { $0.finish() }
-    if Interruption.isRequested { throw ExitCode(interruptedExitCode) }
     if failures > 0 { throw ExitCode(1) }
   }
 }
@@ -223,7 +268,9 @@ struct ReportWriter: ~Copyable {
   mutating func add(_ outcome: Outcome) {
     switch outcome {
     case .success(let report):
-      for warning in report.warnings { Console.error("media2wav", "\(report.input): warning: \(warning)") }
+      for warning in report.warnings {
+        Console.error("media2wav", "\(report.input): warning: \(warning)")
+      }
       if verbose {
         let f = report.format
         Console.error(
@@ -236,7 +283,10 @@ struct ReportWriter: ~Copyable {
     case .failure(let input, let error):
       failures += 1
       Console.error("media2wav", "\(input): \(error.message)")
-      if writer != nil, let data = try? encoder.encode(FailureReport(input: input, error: .init(code: error.code, message: error.message))) {
+      if writer != nil,
+        let data = try? encoder.encode(
+          FailureReport(input: input, error: .init(code: error.code, message: error.message)))
+      {
         writer!.write(data)
       }
     }

@@ -1,0 +1,102 @@
+function __media2wav_should_offer_completions_for_flags_or_options -a expected_commands
+    set -l non_repeating_flags_or_options $argv[2..]
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __media2wav_parse_tokens
+    test "$commands" = "$expected_commands"; and return $non_repeating_flags_or_options_absent
+end
+
+function __media2wav_should_offer_completions_for_positional -a expected_commands positional_index_comparison expected_positional_index
+    set -l non_repeating_flags_or_options
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __media2wav_parse_tokens
+    test "$commands" = "$expected_commands" -a \( "$positional_index" "$positional_index_comparison" "$expected_positional_index" \)
+end
+
+function __media2wav_parse_tokens -S
+    set -l unparsed_tokens (__media2wav_tokens -pc)
+    switch $unparsed_tokens[1]
+    case 'media2wav'
+        __media2wav_parse_subcommand -r 1 'o/output=' 'output-dir=' 'force' 'stream=' 'language=' 'format=' 'rate=' 'channels=' 'start=' 'end=' 'duration=' 'fade-in=' 'fade-out=' 'gain=' 'j/jobs=' 'json' 'q/quiet' 'v/verbose' 'allow-references' 'version' 'h/help'
+        switch $unparsed_tokens[1]
+        case 'help'
+            __media2wav_parse_subcommand -r 1 'version'
+        end
+    end
+end
+
+function __media2wav_tokens
+    if test (string split -m 1 -f 1 -- . "$FISH_VERSION") -gt 3
+        commandline --tokens-raw $argv
+    else
+        commandline -o $argv
+    end
+end
+
+function __media2wav_parse_subcommand -S -a positional_count
+    argparse -s r -- $argv
+    set -l option_specs $argv[2..]
+    set -l is_repeating_positional $_flag_r
+    set -el _flag_r
+    set -a commands $unparsed_tokens[1]
+    set positional_index 0
+    while true
+        set -e unparsed_tokens[1]
+        argparse -sn "$commands" $option_specs -- $unparsed_tokens 2> /dev/null
+        set unparsed_tokens $argv
+        set positional_index (math $positional_index + 1)
+        for non_repeating_flag_or_option in $non_repeating_flags_or_options
+            if set -ql "_flag_$(string replace -a - _ -- $non_repeating_flag_or_option)"
+                set non_repeating_flags_or_options_absent 1
+                break
+            end
+        end
+        test (count $unparsed_tokens) -eq 0 -o \( -z "$is_repeating_positional" -a "$positional_index" -gt "$positional_count" \) && break
+    end
+end
+
+function __media2wav_complete_directories
+    set -l token (commandline -t)
+    string match -- '*/' $token
+    set -l subdirs $token*/
+    printf %s\n $subdirs
+end
+
+function __media2wav_custom_completion
+    set -x SAP_SHELL fish
+    set -x SAP_SHELL_VERSION $FISH_VERSION
+    set -l tokens (__media2wav_tokens -p)
+    if test -z "$(__media2wav_tokens -t)"
+        set -l index (count (__media2wav_tokens -pc))
+        set tokens $tokens[..$index] \'\' $tokens[(math $index + 1)..]
+    end
+    command $tokens[1] $argv $tokens
+end
+
+complete -c 'media2wav' -f
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" o output' -s 'o' -l 'output' -d 'The output file (\'-\' for standard output); one input only.' -rfka ''
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" output-dir' -l 'output-dir' -d 'Write the outputs in this directory.' -rfka ''
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" force' -l 'force' -d 'Replace existing output files.'
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" stream' -l 'stream' -d 'Decode the N-th audio stream, counting from 0 (as -map 0:a:N).' -rfka ''
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" language' -l 'language' -d 'Decode the first audio stream in this language (e.g. eng).' -rfka ''
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" format' -l 'format' -d 'Sample encoding: u8, s16, s24, s32, f32, f64, or auto (keep the source\'s depth).' -rfka ''
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" rate' -l 'rate' -d 'Output sample rate in Hz (default: the source\'s).' -rfka ''
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" channels' -l 'channels' -d 'Output channels, down- or upmixed (default: the source\'s).' -rfka ''
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" start' -l 'start' -d 'Start here: seconds or [hh:]mm:ss[.mmm].' -rfka ''
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" end' -l 'end' -d 'Stop here (a time in the input, like --start).' -rfka ''
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" duration' -l 'duration' -d 'Write at most this long (seconds or [hh:]mm:ss[.mmm]).' -rfka ''
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" fade-in' -l 'fade-in' -d 'Fade in linearly over this many seconds.' -rfka ''
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" fade-out' -l 'fade-out' -d 'Fade out linearly over the last seconds of the output.' -rfka ''
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" gain' -l 'gain' -d 'Change the volume by this many decibels (e.g. -6).' -rfka ''
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" j jobs' -s 'j' -l 'jobs' -d 'Convert this many files at once (default: 1).' -rfka ''
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" json' -l 'json' -d 'Print a JSON report per file on standard output (an object, or an array for several).'
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" q quiet' -s 'q' -l 'quiet' -d 'No progress bar.'
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" v verbose' -s 'v' -l 'verbose' -d 'Print the chosen stream and FFmpeg\'s warnings on standard error.'
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" allow-references' -l 'allow-references' -d 'Let playlists and lists (HLS, concat, ...) open the local files they name.'
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" version' -l 'version' -d 'Show the version.'
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_positional "media2wav" -eq 1' -fa 'help' -d 'Show subcommand help information.'
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav help" version' -l 'version' -d 'Show the version.'
