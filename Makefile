@@ -1,13 +1,14 @@
 # MediaTools — see README.md.
 #   make demo     install what is missing, build, probe a bundled sample
 #   make test     install what is missing, build, run every test and drift check
-#   make bench    benchmarks against ffprobe / mediainfo (release build)
+#   make bench    benchmarks against ffprobe, mediainfo and ffmpeg (release build)
+#   make test-large  a real > 4 GiB WAV (RF64) checked with sox, sndfile-info, ffprobe
 #   make install PREFIX=/usr/local
 PREFIX ?= /usr/local
-TOOLS := mediaprobe
+TOOLS := mediaprobe media2wav
 SAMPLE := Tests/Fixtures/orient_right.mp4
 
-.PHONY: all setup build release demo test lint check-generated generated fixtures goldens bench install uninstall clean
+.PHONY: all setup build release demo test test-large lint check-generated generated fixtures goldens bench install uninstall clean
 
 all: build
 
@@ -29,12 +30,22 @@ demo: build
 	@echo
 	@echo "== mediaprobe $(SAMPLE) | jq '.streams[0].video.orientation'  (a portrait phone clip)"
 	@$$(swift build --show-bin-path)/mediaprobe $(SAMPLE) | jq '.streams[0].video.orientation'
+	@echo
+	@echo "== media2wav Tests/Fixtures/surround_5.1.ac3 (5.1 kept, then downmixed to stereo 16 kHz)"
+	@rm -rf .build/demo && mkdir -p .build/demo
+	@$$(swift build --show-bin-path)/media2wav --verbose Tests/Fixtures/surround_5.1.ac3 -o .build/demo/surround.wav
+	@$$(swift build --show-bin-path)/media2wav --verbose --channels 2 --rate 16000 Tests/Fixtures/surround_5.1.ac3 -o .build/demo/stereo.wav
+	@soxi .build/demo/surround.wav .build/demo/stereo.wav | grep -E "Input File|Channels|Sample Rate|Duration"
 
 test: setup
 	swift build --build-tests
 	swift test
 	./Scripts/update-generated.sh --check
 	swift format lint --strict --recursive Sources Tests Package.swift
+
+# Writes and checks a real WAV over 4 GiB (RF64); needs ~4.5 GB of free disk, so not in `make test`.
+test-large: release
+	./Scripts/test-large.sh
 
 lint:
 	swift format lint --strict --recursive Sources Tests Package.swift

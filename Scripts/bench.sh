@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # Benchmarks the tools side by side with their peers on the same files, in one run, and prints
-# ratios. Targets (issue "mediaprobe"): one-file latency <= 0.6x ffprobe's wall time; 200 files in
-# one call >= 40x faster than an ffprobe-per-file loop, and faster than mediainfo on the same
-# files; peak memory that does not grow with the number of files.
-#   Scripts/bench.sh            (make bench builds the release binaries first)
+# ratios. Targets:
+#   mediaprobe: one-file latency <= 0.6x ffprobe's wall time; 200 files in one call >= 40x faster
+#     than an ffprobe-per-file loop, and faster than mediainfo on the same files; peak memory that
+#     does not grow with the number of files.
+#   media2wav: 30 min of 48 kHz stereo AAC (M4A) to s16 WAV in <= 0.95x the wall time of
+#     `ffmpeg -threads 1 ... -acodec pcm_s16le`, peak RSS <= ffmpeg's, and the same peak RSS
+#     (+- 2 MiB) for a 1-minute and a 60-minute input.
+#   Scripts/bench.sh [mediaprobe|media2wav]   (make bench builds the release binaries first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
 probe="$bin/mediaprobe"
-[ -x "$probe" ] || { echo "build first: swift build -c release" >&2; exit 1; }
+[ -x "$probe" ] || { echo "build first: make release" >&2; exit 1; }
+which=${1:-all}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -17,6 +22,7 @@ elapsed() { echo "$2 - $1" | bc -l; }
 ratio() { printf '%.3f' "$(echo "$1 / $2" | bc -l)"; }
 peak_kib() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
 
+bench_mediaprobe() {
 # The same media for every tool: copies of the valid fixtures, 200 and 1000 files.
 mapfile -t media < <(ls Tests/Fixtures/* | grep -v hostile_)
 mkdir -p "$work/200" "$work/1000"
@@ -50,3 +56,48 @@ m200=$(peak_kib "$probe" "$work"/200/*)
 m1000=$(peak_kib "$probe" "$work"/1000/*)
 printf 'mediaprobe: 200 files %s KiB, 1000 files %s KiB (ratio %s; should stay ~1)\n' "$m200" "$m1000" "$(ratio "$m1000" "$m200")"
 printf 'mediainfo:  200 files %s KiB\n' "$(peak_kib mediainfo --Output=JSON "$work"/200/*)"
+}
+
+bench_media2wav() {
+  local wav="$bin/media2wav" peer=(ffmpeg -nostdin -hide_banner -nostats -loglevel error -threads 1)
+  echo "== media2wav: making 1, 30 and 60 minutes of 48 kHz stereo AAC (M4A)"
+  for minutes in 1 30 60; do
+    ffmpeg -nostdin -v error -y -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=$((minutes * 60))" \
+      -f lavfi -i "sine=frequency=660:sample_rate=48000:duration=$((minutes * 60))" \
+      -filter_complex amerge -c:a aac -b:a 128k "$work/$minutes.m4a"
+  done
+  local ours theirs best_ours=999 best_theirs=999
+  for run in 1 2 3; do
+    t0=$(now); "$wav" -q --force "$work/30.m4a" -o "$work/ours.wav"; t1=$(now)
+    "${peer[@]}" -i "$work/30.m4a" -map 0:a:0 -vn -acodec pcm_s16le -fflags +bitexact -y "$work/ffmpeg.wav"; t2=$(now)
+    ours=$(elapsed "$t0" "$t1"); theirs=$(elapsed "$t1" "$t2")
+    best_ours=$(echo "if ($ours < $best_ours) $ours else $best_ours" | bc -l)
+    best_theirs=$(echo "if ($theirs < $best_theirs) $theirs else $best_theirs" | bc -l)
+  done
+  cmp -s "$work/ours.wav" "$work/ffmpeg.wav" && same="identical files" || same="FILES DIFFER"
+  printf 'to a file (best of 3): media2wav %.2f s, ffmpeg %.2f s, ratio %s (target <= 0.95); %s\n' \
+    "$best_ours" "$best_theirs" "$(ratio "$best_ours" "$best_theirs")" "$same"
+  t0=$(now); "$wav" -q "$work/30.m4a" -o - >/dev/null; t1=$(now)
+  "${peer[@]}" -i "$work/30.m4a" -map 0:a:0 -vn -acodec pcm_s16le -fflags +bitexact -f wav - >/dev/null; t2=$(now)
+  printf 'to /dev/null: media2wav %.2f s, ffmpeg %.2f s, ratio %s\n' \
+    "$(elapsed "$t0" "$t1")" "$(elapsed "$t1" "$t2")" "$(ratio "$(elapsed "$t0" "$t1")" "$(elapsed "$t1" "$t2")")"
+  ours=$(peak_kib "$wav" -q --force "$work/30.m4a" -o "$work/ours.wav")
+  theirs=$(peak_kib "${peer[@]}" -i "$work/30.m4a" -map 0:a:0 -vn -acodec pcm_s16le -fflags +bitexact -y "$work/ffmpeg.wav")
+  printf 'peak RSS, 30 min: media2wav %s KiB, ffmpeg %s KiB (target: media2wav <= ffmpeg)\n' "$ours" "$theirs"
+  local one sixty
+  one=$(peak_kib "$wav" -q --force "$work/1.m4a" -o "$work/ours.wav")
+  sixty=$(peak_kib "$wav" -q --force "$work/60.m4a" -o "$work/ours.wav")
+  printf 'peak RSS: 1 min %s KiB, 60 min %s KiB, difference %s KiB (target: within 2048)\n' "$one" "$sixty" "$((sixty - one))"
+  # What only opening the file costs (libavformat's MP4 sample table grows with the length).
+  one=$(peak_kib "$probe" "$work/1.m4a"); sixty=$(peak_kib "$probe" "$work/60.m4a")
+  printf '  of which opening the M4A (mediaprobe, no decoding): 1 min %s KiB, 60 min %s KiB, difference %s KiB\n' \
+    "$one" "$sixty" "$((sixty - one))"
+  rm -f "$work"/*.wav
+}
+
+case "$which" in
+  mediaprobe) bench_mediaprobe ;;
+  media2wav) bench_media2wav ;;
+  all) bench_mediaprobe; bench_media2wav ;;
+  *) echo "usage: Scripts/bench.sh [mediaprobe|media2wav]" >&2; exit 64 ;;
+esac

@@ -80,7 +80,11 @@ final class ExtractionSession {
   private var effects: Effects?
   private var effectsConverter: Resampler?
   private var writer: WriterThread?
-  private var pending: [UInt8] = []
+  /// Output bytes waiting to be handed to the writer thread in `chunkBytes` pieces.
+  private let pending = ByteBuffer(capacity: 512 << 10)
+  /// Float samples on their way through the effects; s32 samples on their way to packed s24.
+  private let scratch = ByteBuffer()
+  private let packed = ByteBuffer()
   private var samplesWritten: Int64 = 0
   private static let chunkBytes = 256 << 10
 
@@ -272,9 +276,8 @@ final class ExtractionSession {
         try flushConverter()
       }
       if converter == nil { converter = try Resampler(from: incoming, to: target) }
-      var converted: [UInt8] = []
-      try converter!.convert(frame, offset: offset, count: count, into: &converted)
-      try deliver(converted)
+      let converter = self.converter!
+      try stage { try converter.convert(frame, offset: offset, count: count, into: $0) }
     } catch let error as FFmpegError {
       throw .decoder("converting the samples: \(error.message)")
     } catch let error as ExtractError {
@@ -343,63 +346,71 @@ final class ExtractionSession {
     return max(0, seconds)
   }
 
-  /// Sends converted bytes through the effects (if any) to the writer.
-  private func deliver(_ converted: [UInt8]) throws {
-    guard var effects else { return try emit(converted) }
-    let samples = converted.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+  /// Runs a conversion into the buffer its output belongs in, then moves it on: through the
+  /// effects (as float) when there are any, else straight to the output.
+  private func stage(_ convert: (ByteBuffer) throws -> Void) throws {
+    guard var effects else { return try output(convert) }
+    scratch.removeAll()
+    try convert(scratch)
+    var samples = [Float](repeating: 0, count: scratch.count / MemoryLayout<Float>.size)
+    samples.withUnsafeMutableBytes { $0.copyMemory(from: scratch.contents) }
     let processed = effects.process(samples)
     self.effects = effects
     try emitFloat(processed)
   }
 
+  /// Converts float samples that went through the effects to the output encoding.
   private func emitFloat(_ samples: [Float]) throws {
-    guard !samples.isEmpty else { return }
-    if effectsConverter == nil, let converter {
+    guard !samples.isEmpty, let format else { return }
+    if effectsConverter == nil {
+      let layout = ChannelLayout(channels: Int32(format.channels), mask: format.channelMask)
+      let rate = Int32(format.sampleRate)
       effectsConverter = try Resampler(
-        from: converter.output,
+        from: FrameFormat(sampleFormat: AV_SAMPLE_FMT_FLT, sampleRate: rate, layout: layout),
         to: FrameFormat(
-          sampleFormat: format!.encoding.converterFormat, sampleRate: converter.output.sampleRate,
-          layout: converter.output.layout))
+          sampleFormat: format.encoding.converterFormat, sampleRate: rate, layout: layout))
     }
-    var converted: [UInt8] = []
+    let second = effectsConverter!
     try samples.withUnsafeBytes { raw in
-      try effectsConverter!.convert(
-        interleaved: raw.baseAddress!, count: samples.count / format!.channels, into: &converted)
+      try output {
+        try second.convert(
+          interleaved: raw.baseAddress!, count: samples.count / format.channels, into: $0)
+      }
     }
-    try emit(converted)
   }
 
-  /// Packs s24 and queues the bytes for writing in large chunks.
-  private func emit(_ bytes: [UInt8]) throws {
-    guard let format else { return }
-    if format.encoding == .s24 {
+  /// Runs a conversion to the output encoding into the pending output (through `packed` for
+  /// s24), and hands full chunks to the writer.
+  private func output(_ convert: (ByteBuffer) throws -> Void) throws {
+    if format?.encoding == .s24 {
+      packed.removeAll()
+      try convert(packed)
       // s32 → packed s24: the top three bytes of each little-endian int32 (pcm_s24le's >> 8).
-      pending.reserveCapacity(pending.count + bytes.count / 4 * 3)
-      var index = 0
-      while index < bytes.count {
-        pending.append(bytes[index + 1])
-        pending.append(bytes[index + 2])
-        pending.append(bytes[index + 3])
-        index += 4
+      let samples = packed.count / 4
+      let source = packed.base.assumingMemoryBound(to: UInt8.self)
+      let target = pending.reserve(samples * 3).assumingMemoryBound(to: UInt8.self)
+      for index in 0..<samples {
+        target[3 * index] = source[4 * index + 1]
+        target[3 * index + 1] = source[4 * index + 2]
+        target[3 * index + 2] = source[4 * index + 3]
       }
+      pending.commit(samples * 3)
     } else {
-      pending += bytes
+      try convert(pending)
     }
     if pending.count >= Self.chunkBytes { try flushPending() }
   }
 
   private func flushPending() throws {
-    guard !pending.isEmpty, let writer else { return }
-    try writer.submit(pending)
-    samplesWritten += Int64(pending.count / format!.blockAlign)
-    pending.removeAll(keepingCapacity: true)
+    guard pending.count > 0, let writer, let format else { return }
+    try writer.submit(pending.array)
+    samplesWritten += Int64(pending.count / format.blockAlign)
+    pending.removeAll()
   }
 
   private func flushConverter() throws {
     guard let converter else { return }
-    var converted: [UInt8] = []
-    try converter.flush(into: &converted)
-    try deliver(converted)
+    try stage { try converter.flush(into: $0) }
     self.converter = nil
   }
 
@@ -422,9 +433,7 @@ final class ExtractionSession {
         try emitFloat(tail)
       }
       if let effectsConverter {
-        var converted: [UInt8] = []
-        try effectsConverter.flush(into: &converted)
-        try emit(converted)
+        try output { try effectsConverter.flush(into: $0) }
       }
       try flushPending()
       let (_, rf64) = try writer!.finish(rf64Limit: options.rf64Limit)

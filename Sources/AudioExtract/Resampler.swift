@@ -91,7 +91,7 @@ final class Resampler {
   /// interleaved output bytes to `out`.
   ///
   /// - Throws: `FFmpegError`.
-  func convert(_ frame: UnsafePointer<AVFrame>, offset: Int, count: Int, into out: inout [UInt8])
+  func convert(_ frame: UnsafePointer<AVFrame>, offset: Int, count: Int, into out: ByteBuffer)
     throws(FFmpegError)
   {
     let planes = input.isPlanar ? Int(input.layout.channels) : 1
@@ -100,33 +100,26 @@ final class Resampler {
       UnsafePointer<UInt8>(frame.pointee.extended_data[plane]!.advanced(by: step))
     }
     try inputs.withUnsafeMutableBufferPointer { pointers throws(FFmpegError) in
-      try run(pointers.baseAddress, count: count, into: &out)
+      try run(pointers.baseAddress, count: count, into: out)
     }
   }
 
   /// Drains the samples still buffered (resampling delay) at the end of the input.
-  func flush(into out: inout [UInt8]) throws(FFmpegError) {
-    try run(nil, count: 0, into: &out)
+  func flush(into out: ByteBuffer) throws(FFmpegError) {
+    try run(nil, count: 0, into: out)
   }
 
   fileprivate func run(
-    _ inputs: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, count: Int, into out: inout [UInt8]
+    _ inputs: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, count: Int, into out: ByteBuffer
   ) throws(FFmpegError) {
+    let frameBytes = output.bytesPerSample * Int(output.layout.channels)
     while true {
       let capacity = Int(swr_get_out_samples(context, Int32(count))) + 32
-      let frameBytes = output.bytesPerSample * Int(output.layout.channels)
-      let start = out.count
-      out.append(contentsOf: repeatElement(0, count: capacity * frameBytes))
-      let produced = out.withUnsafeMutableBytes { raw in
-        var target: UnsafeMutablePointer<UInt8>? = raw.baseAddress!.advanced(by: start)
-          .assumingMemoryBound(to: UInt8.self)
-        return swr_convert(context, &target, Int32(capacity), inputs, Int32(count))
-      }
-      guard produced >= 0 else {
-        out.removeLast(capacity * frameBytes)
-        throw FFmpegError(code: produced)
-      }
-      out.removeLast((capacity - Int(produced)) * frameBytes)
+      var target: UnsafeMutablePointer<UInt8>? = out.reserve(capacity * frameBytes)
+        .assumingMemoryBound(to: UInt8.self)
+      let produced = swr_convert(context, &target, Int32(capacity), inputs, Int32(count))
+      guard produced >= 0 else { throw FFmpegError(code: produced) }
+      out.commit(Int(produced) * frameBytes)
       // With input, one call converts everything; when draining, repeat until nothing is left.
       if inputs != nil || produced == 0 { return }
     }
@@ -135,12 +128,12 @@ final class Resampler {
 
 extension Resampler {
   /// Converts `count` interleaved samples (in this resampler's input format) at `samples`.
-  func convert(interleaved samples: UnsafeRawPointer, count: Int, into out: inout [UInt8])
+  func convert(interleaved samples: UnsafeRawPointer, count: Int, into out: ByteBuffer)
     throws(FFmpegError)
   {
     var inputs: [UnsafePointer<UInt8>?] = [samples.assumingMemoryBound(to: UInt8.self)]
     try inputs.withUnsafeMutableBufferPointer { pointers throws(FFmpegError) in
-      try run(pointers.baseAddress, count: count, into: &out)
+      try run(pointers.baseAddress, count: count, into: out)
     }
   }
 }

@@ -1,0 +1,48 @@
+#if canImport(Glibc)
+  import Glibc
+#else
+  import Darwin
+#endif
+
+/// A growable byte buffer that C code (libswresample) writes into directly, without zero-filling
+/// or copying through Swift arrays: the hot path of an extraction moves gigabytes through it.
+final class ByteBuffer {
+  private(set) var base: UnsafeMutableRawPointer
+  private(set) var count = 0
+  private var capacity: Int
+
+  init(capacity: Int = 64 << 10) {
+    self.capacity = max(capacity, 64)
+    base = malloc(self.capacity)!
+  }
+
+  deinit { free(base) }
+
+  /// Room for `extra` more bytes at the end; write there, then `commit` what was written.
+  func reserve(_ extra: Int) -> UnsafeMutableRawPointer {
+    if count + extra > capacity {
+      while count + extra > capacity { capacity *= 2 }
+      base = realloc(base, capacity)!
+    }
+    return base + count
+  }
+
+  /// Counts `written` bytes written after `reserve`.
+  func commit(_ written: Int) { count += written }
+
+  /// Appends bytes.
+  func append(_ bytes: UnsafeRawBufferPointer) {
+    guard bytes.count > 0 else { return }
+    reserve(bytes.count).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+    count += bytes.count
+  }
+
+  /// The bytes, for reading.
+  var contents: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+
+  /// A copy of the bytes as an array (to hand to another thread).
+  var array: [UInt8] { Array(contents) }
+
+  /// Forgets the bytes, keeping the storage.
+  func removeAll() { count = 0 }
+}
