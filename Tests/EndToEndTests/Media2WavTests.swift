@@ -390,7 +390,8 @@ import Testing
     #expect(faded.count == plain.count)
     #expect(faded.prefix(1000) == plain.prefix(1000))
     // A fade longer than the input holds back everything until the end: nothing may be lost.
-    let longFade = try extract("tone.m4a", ["--fade-out", "5", "--format", "s24"], in: directory).samples
+    let longFade = try extract("tone.m4a", ["--fade-out", "5", "--format", "s24"], in: directory)
+      .samples
     #expect(longFade.count == plain.count / 2 * 3)
     let tail = faded.suffix(8).withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
     #expect(tail.allSatisfy { abs(Int($0)) < 50 })
