@@ -361,6 +361,15 @@ import Testing
     #expect(validation.status == 0, "\(validation.stderr)")
   }
 
+  @Test func defaultOutputIsNextToTheInput() throws {
+    let directory = try TemporaryDirectory()
+    try FileManager.default.copyItem(
+      atPath: packageRoot.appendingPathComponent("\(fixturesDirectory)/tone.opus").path,
+      toPath: directory.path("talk.opus"))
+    #expect(try run("media2wav", ["-q", directory.path("talk.opus")]).status == 0)
+    #expect(Set(directory.contents) == ["talk.opus", "talk.wav"])
+  }
+
   @Test func usageErrors() throws {
     #expect(try run("media2wav", ["a.mp3", "b.mp3", "-o", "x.wav"]).status == 64)
     #expect(try run("media2wav", ["--format", "s12", "a.mp3"]).status == 64)
