@@ -7,6 +7,7 @@ let package = Package(
   products: [
     .executable(name: "mediaprobe", targets: ["mediaprobe"]),
     .executable(name: "media2wav", targets: ["media2wav"]),
+    .executable(name: "mediacompat", targets: ["mediacompat"]),
     .library(name: "MediaProbe", targets: ["MediaProbe"]),
     .library(name: "AudioExtract", targets: ["AudioExtract"]),
   ],
@@ -25,7 +26,27 @@ let package = Package(
     ),
     // The shared probe module: FFmpeg wrappers, the probe model, frame rate, duration,
     // orientation. No command-line code.
-    .target(name: "MediaProbe", dependencies: ["CFFmpeg"]),
+    .target(
+      name: "MediaProbe", dependencies: ["CFFmpeg"],
+      resources: [
+        .embedInCode("Compatibility/Platforms/android-14.json"),
+        .embedInCode("Compatibility/Platforms/android-2.3.3.json"),
+        .embedInCode("Compatibility/Platforms/android-3.0.json"),
+        .embedInCode("Compatibility/Platforms/android-4.0.json"),
+        .embedInCode("Compatibility/Platforms/android-browser-2012.json"),
+        .embedInCode("Compatibility/Platforms/apple-hls.json"),
+        .embedInCode("Compatibility/Platforms/chrome.json"),
+        .embedInCode("Compatibility/Platforms/firefox.json"),
+        .embedInCode("Compatibility/Platforms/ios-17.json"),
+        .embedInCode("Compatibility/Platforms/ipad-browser-2012.json"),
+        .embedInCode("Compatibility/Platforms/iphone-2012.json"),
+        .embedInCode("Compatibility/Platforms/iphone-browser-2012.json"),
+        .embedInCode("Compatibility/Platforms/mobile-high.json"),
+        .embedInCode("Compatibility/Platforms/mobile-low.json"),
+        .embedInCode("Compatibility/Platforms/mobile-medium.json"),
+        .embedInCode("Compatibility/Platforms/safari.json")
+      ]
+    ),
     // Decoding audio to PCM (libswresample) and the RIFF/RF64 writer. No command-line code.
     .target(name: "AudioExtract", dependencies: ["MediaProbe", "CFFmpeg"]),
     // What the commands share: output, diagnostics, exit codes, parallel work.
@@ -46,6 +67,13 @@ let package = Package(
       name: "media2wav",
       dependencies: [
         "AudioExtract", "MediaProbe", "ToolSupport",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    .executableTarget(
+      name: "mediacompat",
+      dependencies: [
+        "MediaProbe", "ToolSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

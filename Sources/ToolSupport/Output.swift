@@ -10,7 +10,7 @@
 #endif
 
 /// Exit codes shared by the tools (documented in each man page).
-public enum ExitCode {
+public enum ExitStatus {
   /// Every input succeeded.
   public static let success: Int32 = 0
   /// Some input failed (or, for mediacompat, did not pass).
@@ -41,7 +41,7 @@ public enum Console {
       if written < 0 {
         if errno == EINTR { continue }
         // The reader went away (EPIPE, e.g. `| head`): stop quietly, as Unix tools do.
-        exit(errno == EPIPE ? ExitCode.success : ExitCode.failure)
+        exit(errno == EPIPE ? ExitStatus.success : ExitStatus.failure)
       }
       bytes = bytes.dropFirst(written)
     }

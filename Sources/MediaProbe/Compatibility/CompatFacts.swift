@@ -1,0 +1,109 @@
+/// A fact about a file that rules test: text, a number, a flag, or a display size.
+public enum Fact: Sendable, Equatable, CustomStringConvertible {
+  case text(String)
+  case number(Double)
+  case flag(Bool)
+  case size(width: Int, height: Int)
+
+  public var description: String {
+    switch self {
+    case .text(let text): text
+    case .number(let number): RuleValue.number(number).description
+    case .flag(let flag): String(flag)
+    case .size(let width, let height): "\(width)x\(height)"
+    }
+  }
+}
+
+/// The facts of a probed file that platform rules test, by field name: `container`,
+/// `video.codec`, `video.tag`, `video.profile`, `video.level`, `video.size` (display size after
+/// rotation), `video.frame_rate`, `video.bit_rate` (the stream's, else the container's),
+/// `video.bit_depth`, `video.interlaced`, `video.anamorphic`, `video.hdr`, `video.above_720p`,
+/// `audio.codec`, `audio.profile`, `audio.channels`, `audio.sample_rate`, `audio.bit_rate`,
+/// `file.fast_start`, `file.duration`, `file.size_bytes`. A missing fact is unknown.
+public struct CompatFacts: Sendable {
+  /// The known facts.
+  public var values: [String: Fact]
+  /// The file has a video stream (cover art does not count).
+  public var hasVideo: Bool
+  /// The file has an audio stream.
+  public var hasAudio: Bool
+
+  /// The facts of `info`: its container, its first video stream (not cover art) and its first
+  /// audio stream (the default one if marked).
+  public init(_ info: MediaInfo) {
+    var values: [String: Fact] = [:]
+    let video = info.streams.first { $0.type == .video && $0.disposition["attached_pic"] != true }
+    let audios = info.streams.filter { $0.type == .audio }
+    let audio = audios.first { $0.disposition["default"] == true } ?? audios.first
+    values["container"] = .text(Self.containerName(info, video: video, audio: audio))
+    if let fastStart = info.container.fastStart { values["file.fast_start"] = .flag(fastStart) }
+    if let duration = info.duration { values["file.duration"] = .number(duration.seconds) }
+    if let size = info.sizeBytes { values["file.size_bytes"] = .number(Double(size)) }
+
+    if let video, let v = video.video {
+      values["video.codec"] = .text(video.codec.name)
+      if let tag = video.codec.tag { values["video.tag"] = .text(tag) }
+      if let profile = video.codec.profile { values["video.profile"] = .text(profile) }
+      if let level = video.codec.level.flatMap(Self.levelNumber) { values["video.level"] = .number(level) }
+      let (width, height) = (v.orientation.displayWidth, v.orientation.displayHeight)
+      if width > 0 && height > 0 {
+        values["video.size"] = .size(width: width, height: height)
+        values["video.above_720p"] = .flag(max(width, height) > 1280 || min(width, height) > 720)
+      }
+      if let rate = v.frameRate.best { values["video.frame_rate"] = .number(rate.value) }
+      if let bitRate = video.bitRate ?? info.container.bitRate {
+        values["video.bit_rate"] = .number(Double(bitRate))
+      }
+      if let depth = v.bitDepth { values["video.bit_depth"] = .number(Double(depth)) }
+      if let interlaced = v.interlaced { values["video.interlaced"] = .flag(interlaced) }
+      if v.sampleAspectRatio != nil { values["video.anamorphic"] = .flag(v.anamorphic) }
+      values["video.hdr"] = .text(v.hdr ?? "sdr")
+    }
+    if let audio, let a = audio.audio {
+      values["audio.codec"] = .text(audio.codec.name)
+      if let profile = audio.codec.profile { values["audio.profile"] = .text(profile) }
+      values["audio.channels"] = .number(Double(a.channels))
+      values["audio.sample_rate"] = .number(Double(a.sampleRate))
+      if let bitRate = audio.bitRate { values["audio.bit_rate"] = .number(Double(bitRate)) }
+    }
+    self.values = values
+    hasVideo = video != nil
+    hasAudio = audio != nil
+  }
+
+  /// The container as platforms name it: the MP4 family by its brand (`mov`, `m4v`, `3gp`,
+  /// `m4a`, else `mp4`), Matroska as `webm` when every codec is a WebM codec (else `mkv`), MPEG-TS
+  /// as `ts`, and otherwise the demuxer's first name.
+  static func containerName(_ info: MediaInfo, video: MediaStream?, audio: MediaStream?) -> String {
+    let demuxer = info.container.formatName
+    if demuxer.hasPrefix("mov,") {
+      let brand = (info.container.majorBrand ?? "").trimmingCharacters(in: " ").lowercased()
+      switch brand {
+      case "qt": return "mov"
+      case let b where b.hasPrefix("m4v"): return "m4v"
+      case let b where b.hasPrefix("3g"): return "3gp"
+      case let b where b.hasPrefix("m4a"): return "m4a"
+      default: return "mp4"
+      }
+    }
+    if demuxer == "matroska,webm" {
+      let webm: Set = ["vp8", "vp9", "av1", "opus", "vorbis"]
+      let codecs = info.streams.filter { $0.type == .video || $0.type == .audio }.map(\.codec.name)
+      return codecs.allSatisfy(webm.contains) ? "webm" : "mkv"
+    }
+    if demuxer == "mpegts" { return "ts" }
+    return String(demuxer.split(separator: ",").first ?? "")
+  }
+
+  /// "4.1" → 4.1; named levels (MPEG-2's "Main") are not comparable: nil.
+  static func levelNumber(_ level: String) -> Double? {
+    level == "1b" ? 1.05 : Double(level)
+  }
+}
+
+extension String {
+  fileprivate func trimmingCharacters(in set: Character) -> String {
+    String(drop { $0 == set }.reversed().drop { $0 == set }.reversed())
+  }
+}

@@ -1,0 +1,223 @@
+/// A platform's playback capabilities, loaded from one JSON file of the database
+/// (`Compatibility/Platforms/*.json`, embedded in the binary; schema in
+/// `schemas/platform.schema.json`).
+public struct Platform: Codable, Sendable, Equatable {
+  /// The version of the file format (1).
+  public var schemaVersion: Int
+  /// The platform's id (`ios-17`, `iphone-2012`, ...).
+  public var id: String
+  /// A human name.
+  public var name: String
+  /// `historical` (the 2012 source tables) or `modern`.
+  public var era: String
+  /// Other names that select this platform (`iphone`, `android`, `web`).
+  public var aliases: [String]
+  /// The documents the rules cite, by id.
+  public var sources: [String: Source]
+  /// Container × video codec × audio codec combinations that play directly.
+  public var directPlay: [DirectPlayRow]
+  /// Conditions on the streams.
+  public var rules: [RuleEntry]
+  /// How to re-encode a file for this platform (`--suggest`).
+  public var transcode: TranscodeRecipe
+  /// Remarks on judgement calls.
+  public var notes: String?
+
+  enum CodingKeys: String, CodingKey {
+    case schemaVersion = "schema_version", id, name, era, aliases, sources
+    case directPlay = "direct_play", rules, transcode, notes
+  }
+}
+
+/// A document a rule cites.
+public struct Source: Codable, Sendable, Equatable {
+  /// Its title.
+  public var title: String
+  /// Where to read it (null for the project's own source documents).
+  public var url: String?
+}
+
+/// One direct-play combination.
+public struct DirectPlayRow: Codable, Sendable, Equatable {
+  /// Normalized container names (`mp4`, `mov`, `m4v`, `3gp`, `mkv`, `webm`, `ts`, `ogg`, ...).
+  public var containers: [String]
+  /// FFmpeg video codec names.
+  public var video: [String]
+  /// FFmpeg audio codec names.
+  public var audio: [String]
+  /// The id of the source.
+  public var source: String
+  /// A remark.
+  public var note: String?
+}
+
+/// What a failing rule needs, cheapest first.
+public enum Fix: String, Codable, Sendable, Comparable, CaseIterable {
+  /// Rewrite the container or the codec tag only (`-c copy`).
+  case remux
+  /// Re-encode the audio.
+  case transcodeAudio = "transcode-audio"
+  /// Re-encode the video.
+  case transcodeVideo = "transcode-video"
+
+  public static func < (a: Fix, b: Fix) -> Bool {
+    allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+  }
+}
+
+/// How bad a failing rule is.
+public enum Severity: String, Codable, Sendable {
+  /// The file does not play.
+  case fail
+  /// The file may not play everywhere (not guaranteed, hardware-dependent).
+  case warn
+}
+
+/// A rule operator.
+public enum RuleOperator: String, Codable, Sendable {
+  case `in`, notIn = "not_in", atMost = "<=", atLeast = ">=", equals = "==", fits
+}
+
+/// A value in a rule: text, a number, a flag, or a list (a size is a list of two numbers).
+public enum RuleValue: Codable, Sendable, Equatable, CustomStringConvertible {
+  case text(String)
+  case number(Double)
+  case flag(Bool)
+  case list([RuleValue])
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    if let flag = try? container.decode(Bool.self) {
+      self = .flag(flag)
+    } else if let number = try? container.decode(Double.self) {
+      self = .number(number)
+    } else if let text = try? container.decode(String.self) {
+      self = .text(text)
+    } else {
+      self = .list(try container.decode([RuleValue].self))
+    }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    switch self {
+    case .text(let text): try container.encode(text)
+    case .number(let number): try container.encode(number)
+    case .flag(let flag): try container.encode(flag)
+    case .list(let list): try container.encode(list)
+    }
+  }
+
+  /// As people read it: `640x480` for a size, `1.5 Mbps`-free plain numbers, `a, b` for lists.
+  public var description: String {
+    switch self {
+    case .text(let text): text
+    case .number(let number): number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+    case .flag(let flag): String(flag)
+    case .list(let list): list.map(\.description).joined(separator: ", ")
+    }
+  }
+}
+
+/// One condition on a fact of the file.
+public struct Rule: Codable, Sendable, Equatable {
+  /// The rule's id, unique in its platform.
+  public var id: String
+  /// The fact it tests (`video.profile`, `audio.channels`, `container`, ...).
+  public var field: String
+  /// How it compares.
+  public var op: RuleOperator
+  /// The limit.
+  public var value: RuleValue
+  /// fail or warn.
+  public var severity: Severity
+  /// What fixes a failure.
+  public var fix: Fix
+  /// Why, with `{actual}` and `{limit}` filled in.
+  public var reason: String
+  /// The id of the source.
+  public var source: String
+  /// The rule applies only when these facts have one of these values.
+  public var when: [String: [RuleValue]]?
+  /// An unknown value fails instead of warning.
+  public var required: Bool?
+  /// `stream`: evaluated only with `--delivery stream`.
+  public var delivery: String?
+}
+
+/// Alternatives: the file passes when all the rules of any one alternative pass (the iPhone's two
+/// H.264 tiers).
+public struct AnyOfGroup: Codable, Sendable, Equatable {
+  /// The group's id.
+  public var id: String
+  /// The group applies only when these facts have one of these values.
+  public var when: [String: [RuleValue]]?
+  /// Why the group exists.
+  public var reason: String
+  /// The id of the source.
+  public var source: String
+  /// The alternatives.
+  public var anyOf: [Alternative]
+
+  /// One alternative of a group.
+  public struct Alternative: Codable, Sendable, Equatable {
+    /// Its name (`640x480, 30 fps, 1.5 Mbps, ...`).
+    public var name: String
+    /// Its rules.
+    public var rules: [Rule]
+  }
+
+  enum CodingKeys: String, CodingKey {
+    case id, when, reason, source, anyOf = "any_of"
+  }
+}
+
+/// A rule or a group of alternatives.
+public enum RuleEntry: Codable, Sendable, Equatable {
+  case rule(Rule)
+  case anyOf(AnyOfGroup)
+
+  public init(from decoder: any Decoder) throws {
+    if let group = try? AnyOfGroup(from: decoder) {
+      self = .anyOf(group)
+    } else {
+      self = .rule(try Rule(from: decoder))
+    }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    switch self {
+    case .rule(let rule): try rule.encode(to: encoder)
+    case .anyOf(let group): try group.encode(to: encoder)
+    }
+  }
+}
+
+/// How to re-encode for a platform.
+public struct TranscodeRecipe: Codable, Sendable, Equatable {
+  /// The output container (file extension).
+  public var container: String
+  /// ffmpeg arguments for the video encoder.
+  public var video: [String]
+  /// ffmpeg arguments for the audio encoder.
+  public var audio: [String]
+  /// At most this many audio channels.
+  public var audioChannels: Int
+  /// At most this sample rate.
+  public var audioSampleRate: Int
+  /// The largest display size (either orientation).
+  public var maxSize: [Int]?
+  /// The highest frame rate.
+  public var maxFrameRate: Double?
+  /// The video bit rate to aim for.
+  public var videoBitRate: Int?
+  /// The sample entry to tag the video with (`avc1`, `hvc1`).
+  public var videoTag: String?
+
+  enum CodingKeys: String, CodingKey {
+    case container, video, audio
+    case audioChannels = "audio_channels", audioSampleRate = "audio_sample_rate"
+    case maxSize = "max_size", maxFrameRate = "max_frame_rate", videoBitRate = "video_bit_rate"
+    case videoTag = "video_tag"
+  }
+}

@@ -1,0 +1,57 @@
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+/// The platform database: every platform file, embedded in the binary at build time
+/// (`.embedInCode` in Package.swift, one line per file).
+public enum PlatformDatabase {
+  /// The embedded files, by platform id (keep in step with Package.swift's resources).
+  static let files: [(id: String, bytes: [UInt8])] = [
+    ("android-14", PackageResources.android_14_json),
+    ("android-2.3.3", PackageResources.android_2_3_3_json),
+    ("android-3.0", PackageResources.android_3_0_json),
+    ("android-4.0", PackageResources.android_4_0_json),
+    ("android-browser-2012", PackageResources.android_browser_2012_json),
+    ("apple-hls", PackageResources.apple_hls_json),
+    ("chrome", PackageResources.chrome_json),
+    ("firefox", PackageResources.firefox_json),
+    ("ios-17", PackageResources.ios_17_json),
+    ("ipad-browser-2012", PackageResources.ipad_browser_2012_json),
+    ("iphone-2012", PackageResources.iphone_2012_json),
+    ("iphone-browser-2012", PackageResources.iphone_browser_2012_json),
+    ("mobile-high", PackageResources.mobile_high_json),
+    ("mobile-low", PackageResources.mobile_low_json),
+    ("mobile-medium", PackageResources.mobile_medium_json),
+    ("safari", PackageResources.safari_json),
+  ]
+
+  /// Every platform, in the database's order (historical first, then modern).
+  ///
+  /// A file that does not decode is a build defect caught by the tests, so this traps.
+  public static let all: [Platform] = {
+    let decoder = JSONDecoder()
+    let platforms = files.map { file in
+      do {
+        return try decoder.decode(Platform.self, from: Data(file.bytes))
+      } catch {
+        fatalError("platform file \(file.id).json does not decode: \(error)")
+      }
+    }
+    return platforms.sorted { ($0.era == "historical" ? 0 : 1, $0.id) < ($1.era == "historical" ? 0 : 1, $1.id) }
+  }()
+
+  /// The raw JSON of a platform file (for schema validation and `--list-platforms --json`).
+  public static func json(for id: String) -> [UInt8]? { files.first { $0.id == id }?.bytes }
+
+  /// The platforms a name selects: an id, or an alias (`iphone`, `android`, `web`).
+  ///
+  /// - Returns: nil when nothing has that name.
+  public static func resolve(_ name: String) -> [Platform]? {
+    let key = name.lowercased()
+    if let platform = all.first(where: { $0.id == key }) { return [platform] }
+    let aliased = all.filter { $0.aliases.contains(key) }
+    return aliased.isEmpty ? nil : aliased
+  }
+}

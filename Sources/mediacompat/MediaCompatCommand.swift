@@ -1,0 +1,237 @@
+import ArgumentParser
+import MediaProbe
+import Synchronization
+import ToolSupport
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+@main
+struct MediaCompatCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "mediacompat",
+    abstract: "Tell whether media files play natively on a platform, which rules fail, and how to fix them.",
+    discussion: """
+      Probes each file (as mediaprobe) and checks it against a platform database embedded in the \
+      tool: historical tables (iphone-2012, android-2.3.3, android-3.0, android-4.0, \
+      iphone-browser-2012, ipad-browser-2012, android-browser-2012, mobile-low, mobile-medium, \
+      mobile-high) and modern data (ios-17, android-14, chrome, safari, firefox, apple-hls); \
+      aliases: iphone = ios-17, android = android-14, web = chrome, safari and firefox. Every rule \
+      cites its source (--explain shows them).
+
+      For each file and platform the verdict is PASS, WARN (may not play everywhere: not \
+      guaranteed, hardware-dependent, or a value is unknown) or FAIL, with every failing rule: \
+      the field, the file's value, the limit, the reason, the source, and the fix it needs — \
+      remux (container or codec tag only, e.g. hev1 → hvc1), transcode-audio or transcode-video. \
+      --suggest prints an ffmpeg command that would make the file pass (copying what already \
+      plays). Without --platform, a table across all platforms.
+
+      --delivery stream adds the streaming advisories: MP4 without fast start (moov after mdat) \
+      on Android, and Apple's rule that video streamed over cellular for more than 10 minutes \
+      needs HTTP Live Streaming (with the historical 10 MB note on iphone-2012).
+
+      EXIT STATUS: 0 every file passes every requested platform (warnings allowed), 1 some file \
+      fails (with --strict, warnings fail too), 2 a file could not be probed or a platform is \
+      unknown, 64 usage errors.
+
+      EXAMPLES:
+        mediacompat --platform ios-17 upload.mp4 || echo "needs work"
+        mediacompat --platform iphone,android --suggest clip.mkv
+        mediacompat --json --platform web *.mp4 | jq '.[] | select(.results[].verdict=="fail") | .path'
+        if mediacompat -q --strict --platform safari "$f"; then publish "$f"; fi
+        mediacompat --explain iphone-2012
+      """,
+    version: "0.1.0")
+
+  @Argument(help: "Media files to check ('-' for standard input).")
+  var paths: [String] = []
+
+  @Option(
+    name: [.short, .long],
+    help: ArgumentHelp("Platforms or aliases, comma-separated or repeated (default: all).", valueName: "platform"))
+  var platform: [String] = []
+
+  @Flag(help: "Print an ffmpeg command that would make each failing file pass.")
+  var suggest = false
+
+  @Flag(help: "Print JSON (an object for one file, an array for several).")
+  var json = false
+
+  @Flag(help: "Print one compact JSON object per line.")
+  var ndjson = false
+
+  @Flag(help: "Warnings fail too (exit 1).")
+  var strict = false
+
+  @Option(help: ArgumentHelp("How the file is delivered: file (default) or stream (adds streaming advisories).", valueName: "kind"))
+  var delivery: String = "file"
+
+  @Flag(help: "List the platforms (with --json: as JSON).")
+  var listPlatforms = false
+
+  @Option(help: ArgumentHelp("Print a platform's rules in words, with their sources.", valueName: "platform"))
+  var explain: String?
+
+  @Option(name: [.short, .long], help: "Check this many files at once (default: the number of cores).")
+  var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+  @Flag(name: [.short, .long], help: "Print nothing; only the exit status tells.")
+  var quiet = false
+
+  func validate() throws {
+    if !listPlatforms && explain == nil && paths.isEmpty { throw ValidationError("give files to check, --list-platforms or --explain") }
+    if json && ndjson { throw ValidationError("--json and --ndjson cannot be combined") }
+    if Delivery(rawValue: delivery) == nil { throw ValidationError("--delivery must be file or stream") }
+    guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+  }
+
+  func run() throws {
+    ignoreBrokenPipe()
+    FFmpegLogLevel.quiet.apply()
+    if listPlatforms { return try printPlatforms() }
+    if let explain { return try printExplanation(explain) }
+
+    var selected: [Platform] = []
+    for name in platform.flatMap({ $0.split(separator: ",").map(String.init) }) {
+      guard let platforms = PlatformDatabase.resolve(name) else {
+        Console.error("mediacompat", "unknown platform '\(name)' (see --list-platforms)")
+        throw ExitCode(ExitStatus.unchecked)
+      }
+      selected += platforms.filter { p in !selected.contains { $0.id == p.id } }
+    }
+    let platforms = selected.isEmpty ? PlatformDatabase.all : selected
+    let checker = CompatibilityChecker(delivery: Delivery(rawValue: delivery)!)
+    let prober = Prober()
+    let suggest = self.suggest
+    let layout: JSONStreamWriter.Layout = ndjson ? .lines : paths.count == 1 ? .single : .array
+    let output = Mutex(
+      CompatReport(
+        writer: json || ndjson ? JSONStreamWriter(layout: layout) : nil,
+        encoder: JSONEncoder.mediaTools(compact: ndjson), quiet: quiet, table: selected.isEmpty,
+        platforms: platforms, strict: strict))
+    let paths = self.paths
+
+    orderedParallel(count: paths.count, jobs: jobs) { index in
+      let path = paths[index]
+      let source: InputSource = path == "-" ? .standardInput : .file(path)
+      switch prober.outcome(for: source, path: path) {
+      case .failure(let path, let error): return FileResult.failure(path: path, error: error)
+      case .success(let info):
+        let verdicts = platforms.map { platform in
+          var verdict = checker.check(info, on: platform)
+          if suggest { verdict.suggestion = Suggestion(for: info, verdict: verdict, platform: platform) }
+          return verdict
+        }
+        return .checked(path: path, verdicts: verdicts)
+      }
+    } emit: { _, result in
+      output.withLock { $0.add(result) }
+    }
+    let status = output.withLock { $0.finish() }
+    if status != ExitStatus.success { throw ExitCode(status) }
+  }
+
+  func printPlatforms() throws {
+    if json {
+      struct Entry: Encodable {
+        var id, name, era: String
+        var aliases: [String]
+      }
+      let entries = PlatformDatabase.all.map { Entry(id: $0.id, name: $0.name, era: $0.era, aliases: $0.aliases) }
+      Console.out(String(decoding: try JSONEncoder.mediaTools().encode(entries), as: UTF8.self) + "\n")
+    } else {
+      let rows = [["ID", "ERA", "ALIASES", "NAME"]]
+        + PlatformDatabase.all.map { [$0.id, $0.era, $0.aliases.joined(separator: ","), $0.name] }
+      Console.out(formatTable(rows))
+    }
+  }
+
+  func printExplanation(_ name: String) throws {
+    guard let platforms = PlatformDatabase.resolve(name) else {
+      Console.error("mediacompat", "unknown platform '\(name)' (see --list-platforms)")
+      throw ExitCode(ExitStatus.unchecked)
+    }
+    Console.out(platforms.map(PlatformExplanation.text).joined(separator: "\n"))
+  }
+}
+
+/// One file's result.
+enum FileResult: Sendable {
+  case checked(path: String, verdicts: [PlatformVerdict])
+  case failure(path: String, error: ProbeError)
+}
+
+/// Writes the results in input order and works out the exit status.
+struct CompatReport: ~Copyable {
+  var writer: JSONStreamWriter?
+  let encoder: JSONEncoder
+  let quiet: Bool
+  let table: Bool
+  let platforms: [Platform]
+  let strict: Bool
+  var rows: [[String]] = []
+  var status = ExitStatus.success
+
+  init(writer: JSONStreamWriter?, encoder: JSONEncoder, quiet: Bool, table: Bool, platforms: [Platform], strict: Bool) {
+    self.writer = writer
+    self.encoder = encoder
+    self.quiet = quiet
+    self.table = table
+    self.platforms = platforms
+    self.strict = strict
+  }
+
+  struct Checked: Encodable {
+    var path: String
+    var results: [PlatformVerdict]
+  }
+
+  struct Failed: Encodable {
+    struct Detail: Encodable {
+      var code: String
+      var message: String
+    }
+    var path: String
+    var error: Detail
+  }
+
+  mutating func add(_ result: FileResult) {
+    switch result {
+    case .failure(let path, let error):
+      status = ExitStatus.unchecked
+      if !quiet { Console.error("mediacompat", "\(path): \(error.message)") }
+      if writer != nil, let data = try? encoder.encode(Failed(path: path, error: .init(code: error.code, message: error.message))) {
+        writer!.write(data)
+      }
+      if table { rows.append([path] + platforms.map { _ in "error" }) }
+    case .checked(let path, let verdicts):
+      let worst = verdicts.map(\.verdict).max() ?? .pass
+      if status == ExitStatus.success, worst == .fail || (strict && worst == .warn) { status = ExitStatus.failure }
+      if writer != nil {
+        if let data = try? encoder.encode(Checked(path: path, results: verdicts)) { writer!.write(data) }
+      } else if quiet {
+        return
+      } else if table {
+        rows.append([path] + verdicts.map { $0.verdict == .pass ? "pass" : $0.verdict.rawValue.uppercased() })
+        for verdict in verdicts { if let suggestion = verdict.suggestion { suggestions.append("\(path) → \(verdict.platform): \(suggestion.command)") } }
+      } else {
+        Console.out(VerdictText.render(path: path, verdicts: verdicts))
+      }
+    }
+  }
+
+  var suggestions: [String] = []
+
+  /// Writes what is left (the table) and returns the exit status.
+  func finish() -> Int32 {
+    writer?.finish()
+    if table && writer == nil && !quiet && !rows.isEmpty {
+      Console.out(formatTable([["FILE"] + platforms.map(\.id)] + rows))
+      if !suggestions.isEmpty { Console.out("\n" + suggestions.map { "suggest: " + $0 }.joined(separator: "\n") + "\n") }
+    }
+    return status
+  }
+}
