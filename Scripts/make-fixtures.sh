@@ -87,6 +87,28 @@ ff -f lavfi -i "$(tone 500 44100)" -t 1 -ac 2 -c:a libmp3lame -b:a 128k "${bitex
 cat /tmp/mediatools-a.mp3 /tmp/mediatools-b.mp3 > "$out/format_switch.mp3"
 rm -f /tmp/mediatools-a.mp3 /tmp/mediatools-b.mp3
 
+# --- mediacompat acceptance cases (reference/compat.md; rows 6 and 7 use vp8_vorbis.webm and
+# h264_30fps.mkv). Profile, level, size, bit rate (CBR with filler), tag and interlacing are
+# chosen here, so each cell of the acceptance table is known by construction.
+aac128=(-c:a aac -b:a 128k -ac 2)
+cbr() { echo "-b:v $1 -minrate $1 -maxrate $1 -bufsize $1 -x264-params nal-hrd=cbr:force-cfr=1"; }
+# shellcheck disable=SC2046
+ff -f lavfi -i "$(video 640x480 30)" -f lavfi -i "$(tone)" -t 1 "${x264[@]}" -profile:v baseline -level 3.0 $(cbr 1200k) "${aac128[@]}" -movflags +faststart "${bitexact[@]}" "$out/compat_01_h264_baseline_480p_1.2M.mp4"
+# shellcheck disable=SC2046
+ff -f lavfi -i "$(video 640x480 30)" -f lavfi -i "$(tone)" -t 1 "${x264[@]}" -profile:v baseline -level 3.0 $(cbr 2000k) "${aac128[@]}" -movflags +faststart "${bitexact[@]}" "$out/compat_02_h264_baseline_480p_2M.mp4"
+# shellcheck disable=SC2046
+ff -f lavfi -i "$(video 1920x1080 30)" -f lavfi -i "$(tone)" -t 0.5 "${x264[@]}" -profile:v high -level 4.0 $(cbr 5000k) "${aac128[@]}" -movflags +faststart "${bitexact[@]}" "$out/compat_03_h264_high_1080p_5M.mp4"
+ff -f lavfi -i "$(video 3840x2160 24)" -f lavfi -i "$(tone)" -t 0.5 -c:v libx265 -preset ultrafast -pix_fmt yuv420p10le -profile:v main10 \
+   -x265-params log-level=error:level-idc=50 -b:v 400k -tag:v hvc1 "${aac128[@]}" -movflags +faststart "${bitexact[@]}" "$out/compat_04_hevc_main10_2160p_hvc1.mp4"
+ff -i "$out/compat_04_hevc_main10_2160p_hvc1.mp4" -c copy -tag:v hev1 -movflags +faststart "${bitexact[@]}" "$out/compat_05_hevc_main10_2160p_hev1.mp4"
+# AMR-NB has no encoder in Debian's FFmpeg: a hand-made AMR file (12.2 kbit/s frames, silence).
+python3 -c 'import sys; sys.stdout.buffer.write(b"#!AMR\n" + (b"\x3c" + bytes(31)) * 50)' > /tmp/mediatools.amr
+ff -f lavfi -i "$(video 176x144 15)" -i /tmp/mediatools.amr -t 1 -c:v h263 -c:a copy "${bitexact[@]}" "$out/compat_08_h263_qcif_amrnb.3gp"
+rm -f /tmp/mediatools.amr
+ff -f lavfi -i "$(video 640x480 30)" -f lavfi -i "$(tone)" -t 1 -c:v mpeg4 -b:v 2000k -maxrate 2000k -bufsize 1000k "${aac128[@]}" -movflags +faststart "${bitexact[@]}" "$out/compat_09_mpeg4_sp_480p_2M.mp4"
+ff -f lavfi -i "$(video 1920x1080 30)" -f lavfi -i "$(tone)" -t 0.5 -c:v libsvtav1 -preset 12 -pix_fmt yuv420p "${aac128[@]}" -movflags +faststart "${bitexact[@]}" "$out/compat_10_av1_1080p.mp4"
+ff -f lavfi -i "$(video 1920x1080 30)" -f lavfi -i "$(tone)" -t 0.5 "${x264[@]}" -profile:v main -flags +ildct+ilme -x264-params tff=1 "${aac128[@]}" -movflags +faststart "${bitexact[@]}" "$out/compat_11_h264_main_1080i.mp4"
+
 # --- Hostile inputs ---------------------------------------------------------------------------
 : > "$out/hostile_empty.mp4"
 python3 -c 'import random,sys; random.seed(7); sys.stdout.buffer.write(bytes(random.getrandbits(8) for _ in range(65536)))' > "$out/hostile_random.bin"
