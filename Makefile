@@ -5,7 +5,7 @@
 #   make test-large  a real > 4 GiB WAV (RF64) checked with sox, sndfile-info, ffprobe
 #   make install PREFIX=/usr/local
 PREFIX ?= /usr/local
-TOOLS := mediaprobe media2wav
+TOOLS := mediaprobe media2wav mediacompat
 SAMPLE := Tests/Fixtures/orient_right.mp4
 
 .PHONY: all setup build release demo test test-large lint check-generated generated fixtures goldens bench install uninstall clean
@@ -36,6 +36,9 @@ demo: build
 	@$$(swift build --show-bin-path)/media2wav --verbose Tests/Fixtures/surround_5.1.ac3 -o .build/demo/surround.wav
 	@$$(swift build --show-bin-path)/media2wav --verbose --channels 2 --rate 16000 Tests/Fixtures/surround_5.1.ac3 -o .build/demo/stereo.wav
 	@soxi .build/demo/surround.wav .build/demo/stereo.wav | grep -E "Input File|Channels|Sample Rate|Duration"
+	@echo
+	@echo "== mediacompat: does an hev1-tagged HEVC clip play on an iPhone? (and the fix)"
+	@$$(swift build --show-bin-path)/mediacompat --platform iphone,android --suggest Tests/Fixtures/hevc_hev1.mp4 || true
 
 test: setup
 	swift build --build-tests

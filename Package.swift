@@ -44,7 +44,7 @@ let package = Package(
         .embedInCode("Compatibility/Platforms/mobile-high.json"),
         .embedInCode("Compatibility/Platforms/mobile-low.json"),
         .embedInCode("Compatibility/Platforms/mobile-medium.json"),
-        .embedInCode("Compatibility/Platforms/safari.json")
+        .embedInCode("Compatibility/Platforms/safari.json"),
       ]
     ),
     // Decoding audio to PCM (libswresample) and the RIFF/RF64 writer. No command-line code.

@@ -7,7 +7,10 @@ Exit 0 when every document is valid; 1 with the errors on stderr otherwise.
 import json
 import sys
 
+import os
+
 import jsonschema
+from referencing import Registry, Resource
 
 
 def documents(name):
@@ -24,7 +27,14 @@ def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     schema = json.load(open(sys.argv[1]))
-    validator = jsonschema.Draft202012Validator(schema)
+    # Every schema beside this one, by its $id, so they can refer to each other.
+    folder = os.path.dirname(os.path.abspath(sys.argv[1]))
+    resources = []
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".json"):
+            other = json.load(open(os.path.join(folder, name)))
+            resources.append((other["$id"], Resource.from_contents(other)))
+    validator = jsonschema.Draft202012Validator(schema, registry=Registry().with_resources(resources))
     failed = 0
     for name in sys.argv[2:]:
         for document in documents(name):

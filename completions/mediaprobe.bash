@@ -164,13 +164,16 @@ _mediaprobe() {
 
     local -a repeating_flags=()
     local -a non_repeating_flags=(--scan --summary --ndjson -r --recursive --allow-references -v --verbose --version -h --help)
-    local -a repeating_options=()
+    local -a repeating_options=(--compat)
     local -a non_repeating_options=(-j --jobs)
     __mediaprobe_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '-j'|'--jobs')
+        return
+        ;;
+    '--compat')
         return
         ;;
     esac

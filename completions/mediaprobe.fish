@@ -20,7 +20,7 @@ function __mediaprobe_parse_tokens -S
     set -l unparsed_tokens (__mediaprobe_tokens -pc)
     switch $unparsed_tokens[1]
     case 'mediaprobe'
-        __mediaprobe_parse_subcommand -r 1 'scan' 'summary' 'ndjson' 'j/jobs=' 'r/recursive' 'allow-references' 'v/verbose' 'version' 'h/help'
+        __mediaprobe_parse_subcommand -r 1 'scan' 'summary' 'ndjson' 'j/jobs=' 'r/recursive' 'allow-references' 'compat=+' 'v/verbose' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __mediaprobe_parse_subcommand -r 1 'version'
@@ -83,6 +83,7 @@ complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" j jobs' -s 'j' -l 'jobs' -d 'Probe this many files at once (default: the number of cores).' -rfka ''
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" r recursive' -s 'r' -l 'recursive' -d 'Probe the files below directory arguments.'
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" allow-references' -l 'allow-references' -d 'Let playlists and lists (HLS, DASH, concat, image patterns) open the local files they name.'
+complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe"' -l 'compat' -d 'Add mediacompat\'s verdicts for these platforms (comma-separated ids or aliases) as "compat".' -rfka ''
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" v verbose' -s 'v' -l 'verbose' -d 'Print FFmpeg\'s warnings on standard error.'
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" version' -l 'version' -d 'Show the version.'
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" h help' -s 'h' -l 'help' -d 'Show help information.'

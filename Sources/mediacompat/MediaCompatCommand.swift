@@ -13,7 +13,8 @@ import ToolSupport
 struct MediaCompatCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "mediacompat",
-    abstract: "Tell whether media files play natively on a platform, which rules fail, and how to fix them.",
+    abstract:
+      "Tell whether media files play natively on a platform, which rules fail, and how to fix them.",
     discussion: """
       Probes each file (as mediaprobe) and checks it against a platform database embedded in the \
       tool: historical tables (iphone-2012, android-2.3.3, android-3.0, android-4.0, \
@@ -51,7 +52,8 @@ struct MediaCompatCommand: ParsableCommand {
 
   @Option(
     name: [.short, .long],
-    help: ArgumentHelp("Platforms or aliases, comma-separated or repeated (default: all).", valueName: "platform"))
+    help: ArgumentHelp(
+      "Platforms or aliases, comma-separated or repeated (default: all).", valueName: "platform"))
   var platform: [String] = []
 
   @Flag(help: "Print an ffmpeg command that would make each failing file pass.")
@@ -66,25 +68,35 @@ struct MediaCompatCommand: ParsableCommand {
   @Flag(help: "Warnings fail too (exit 1).")
   var strict = false
 
-  @Option(help: ArgumentHelp("How the file is delivered: file (default) or stream (adds streaming advisories).", valueName: "kind"))
+  @Option(
+    help: ArgumentHelp(
+      "How the file is delivered: file (default) or stream (adds streaming advisories).",
+      valueName: "kind"))
   var delivery: String = "file"
 
   @Flag(help: "List the platforms (with --json: as JSON).")
   var listPlatforms = false
 
-  @Option(help: ArgumentHelp("Print a platform's rules in words, with their sources.", valueName: "platform"))
+  @Option(
+    help: ArgumentHelp(
+      "Print a platform's rules in words, with their sources.", valueName: "platform"))
   var explain: String?
 
-  @Option(name: [.short, .long], help: "Check this many files at once (default: the number of cores).")
+  @Option(
+    name: [.short, .long], help: "Check this many files at once (default: the number of cores).")
   var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 
   @Flag(name: [.short, .long], help: "Print nothing; only the exit status tells.")
   var quiet = false
 
   func validate() throws {
-    if !listPlatforms && explain == nil && paths.isEmpty { throw ValidationError("give files to check, --list-platforms or --explain") }
+    if !listPlatforms && explain == nil && paths.isEmpty {
+      throw ValidationError("give files to check, --list-platforms or --explain")
+    }
     if json && ndjson { throw ValidationError("--json and --ndjson cannot be combined") }
-    if Delivery(rawValue: delivery) == nil { throw ValidationError("--delivery must be file or stream") }
+    if Delivery(rawValue: delivery) == nil {
+      throw ValidationError("--delivery must be file or stream")
+    }
     guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
   }
 
@@ -122,7 +134,9 @@ struct MediaCompatCommand: ParsableCommand {
       case .success(let info):
         let verdicts = platforms.map { platform in
           var verdict = checker.check(info, on: platform)
-          if suggest { verdict.suggestion = Suggestion(for: info, verdict: verdict, platform: platform) }
+          if suggest {
+            verdict.suggestion = Suggestion(for: info, verdict: verdict, platform: platform)
+          }
           return verdict
         }
         return .checked(path: path, verdicts: verdicts)
@@ -140,10 +154,14 @@ struct MediaCompatCommand: ParsableCommand {
         var id, name, era: String
         var aliases: [String]
       }
-      let entries = PlatformDatabase.all.map { Entry(id: $0.id, name: $0.name, era: $0.era, aliases: $0.aliases) }
-      Console.out(String(decoding: try JSONEncoder.mediaTools().encode(entries), as: UTF8.self) + "\n")
+      let entries = PlatformDatabase.all.map {
+        Entry(id: $0.id, name: $0.name, era: $0.era, aliases: $0.aliases)
+      }
+      Console.out(
+        String(decoding: try JSONEncoder.mediaTools().encode(entries), as: UTF8.self) + "\n")
     } else {
-      let rows = [["ID", "ERA", "ALIASES", "NAME"]]
+      let rows =
+        [["ID", "ERA", "ALIASES", "NAME"]]
         + PlatformDatabase.all.map { [$0.id, $0.era, $0.aliases.joined(separator: ","), $0.name] }
       Console.out(formatTable(rows))
     }
@@ -175,7 +193,10 @@ struct CompatReport: ~Copyable {
   var rows: [[String]] = []
   var status = ExitStatus.success
 
-  init(writer: JSONStreamWriter?, encoder: JSONEncoder, quiet: Bool, table: Bool, platforms: [Platform], strict: Bool) {
+  init(
+    writer: JSONStreamWriter?, encoder: JSONEncoder, quiet: Bool, table: Bool,
+    platforms: [Platform], strict: Bool
+  ) {
     self.writer = writer
     self.encoder = encoder
     self.quiet = quiet
@@ -203,20 +224,32 @@ struct CompatReport: ~Copyable {
     case .failure(let path, let error):
       status = ExitStatus.unchecked
       if !quiet { Console.error("mediacompat", "\(path): \(error.message)") }
-      if writer != nil, let data = try? encoder.encode(Failed(path: path, error: .init(code: error.code, message: error.message))) {
+      if writer != nil,
+        let data = try? encoder.encode(
+          Failed(path: path, error: .init(code: error.code, message: error.message)))
+      {
         writer!.write(data)
       }
       if table { rows.append([path] + platforms.map { _ in "error" }) }
     case .checked(let path, let verdicts):
       let worst = verdicts.map(\.verdict).max() ?? .pass
-      if status == ExitStatus.success, worst == .fail || (strict && worst == .warn) { status = ExitStatus.failure }
+      if status == ExitStatus.success, worst == .fail || (strict && worst == .warn) {
+        status = ExitStatus.failure
+      }
       if writer != nil {
-        if let data = try? encoder.encode(Checked(path: path, results: verdicts)) { writer!.write(data) }
+        if let data = try? encoder.encode(Checked(path: path, results: verdicts)) {
+          writer!.write(data)
+        }
       } else if quiet {
         return
       } else if table {
-        rows.append([path] + verdicts.map { $0.verdict == .pass ? "pass" : $0.verdict.rawValue.uppercased() })
-        for verdict in verdicts { if let suggestion = verdict.suggestion { suggestions.append("\(path) → \(verdict.platform): \(suggestion.command)") } }
+        rows.append(
+          [path] + verdicts.map { $0.verdict == .pass ? "pass" : $0.verdict.rawValue.uppercased() })
+        for verdict in verdicts {
+          if let suggestion = verdict.suggestion {
+            suggestions.append("\(path) → \(verdict.platform): \(suggestion.command)")
+          }
+        }
       } else {
         Console.out(VerdictText.render(path: path, verdicts: verdicts))
       }
@@ -230,7 +263,9 @@ struct CompatReport: ~Copyable {
     writer?.finish()
     if table && writer == nil && !quiet && !rows.isEmpty {
       Console.out(formatTable([["FILE"] + platforms.map(\.id)] + rows))
-      if !suggestions.isEmpty { Console.out("\n" + suggestions.map { "suggest: " + $0 }.joined(separator: "\n") + "\n") }
+      if !suggestions.isEmpty {
+        Console.out("\n" + suggestions.map { "suggest: " + $0 }.joined(separator: "\n") + "\n")
+      }
     }
     return status
   }

@@ -75,6 +75,12 @@ struct MediaProbeCommand: ParsableCommand {
       "Let playlists and lists (HLS, DASH, concat, image patterns) open the local files they name.")
   var allowReferences = false
 
+  @Option(
+    help: ArgumentHelp(
+      "Add mediacompat's verdicts for these platforms (comma-separated ids or aliases) as \"compat\".",
+      valueName: "platform"))
+  var compat: [String] = []
+
   @Flag(name: [.short, .long], help: "Print FFmpeg's warnings on standard error.")
   var verbose = false
 
@@ -89,6 +95,15 @@ struct MediaProbeCommand: ParsableCommand {
     (verbose ? FFmpegLogLevel.warning : .quiet).apply()
     let inputs = expandInputs(paths, recursive: recursive)
     let prober = Prober(options: ProbeOptions(scan: scan, allowReferences: allowReferences))
+    var platforms: [Platform] = []
+    for name in compat.flatMap({ $0.split(separator: ",").map(String.init) }) {
+      guard let resolved = PlatformDatabase.resolve(name) else {
+        throw ValidationError("unknown platform '\(name)' (see mediacompat --list-platforms)")
+      }
+      platforms += resolved.filter { p in !platforms.contains { $0.id == p.id } }
+    }
+    let checker = CompatibilityChecker()
+    let selected = platforms
     let single = paths.count == 1 && inputs.count == 1 && inputs[0].display == paths[0]
     let report = Mutex(
       Report(
@@ -96,10 +111,16 @@ struct MediaProbeCommand: ParsableCommand {
         encoder: JSONEncoder.mediaTools(compact: ndjson), summary: summary))
 
     orderedParallel(count: inputs.count, jobs: jobs) { index in
-      switch inputs[index] {
-      case .standardInput: prober.outcome(for: .standardInput, path: "-")
-      case .path(let path): prober.outcome(for: .file(path), path: path)
+      var outcome =
+        switch inputs[index] {
+        case .standardInput: prober.outcome(for: .standardInput, path: "-")
+        case .path(let path): prober.outcome(for: .file(path), path: path)
+        }
+      if case .success(var info) = outcome, !selected.isEmpty {
+        info.compat = selected.map { checker.check(info, on: $0) }
+        outcome = .success(info)
       }
+      return outcome
     } emit: { _, outcome in
       report.withLock { $0.add(outcome) }
     }

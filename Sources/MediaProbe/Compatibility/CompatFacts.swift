@@ -5,6 +5,7 @@ public enum Fact: Sendable, Equatable, CustomStringConvertible {
   case flag(Bool)
   case size(width: Int, height: Int)
 
+  /// As reports show it (`1920x1080` for a size).
   public var description: String {
     switch self {
     case .text(let text): text
@@ -45,7 +46,9 @@ public struct CompatFacts: Sendable {
       values["video.codec"] = .text(video.codec.name)
       if let tag = video.codec.tag { values["video.tag"] = .text(tag) }
       if let profile = video.codec.profile { values["video.profile"] = .text(profile) }
-      if let level = video.codec.level.flatMap(Self.levelNumber) { values["video.level"] = .number(level) }
+      if let level = video.codec.level.flatMap(Self.levelNumber) {
+        values["video.level"] = .number(level)
+      }
       let (width, height) = (v.orientation.displayWidth, v.orientation.displayHeight)
       if width > 0 && height > 0 {
         values["video.size"] = .size(width: width, height: height)

@@ -7,6 +7,7 @@ public enum Verdict: String, Codable, Sendable, Comparable {
   /// Does not play natively; see the failures and the fixes.
   case fail
 
+  /// pass < warn < fail.
   public static func < (a: Verdict, b: Verdict) -> Bool {
     let order: [Verdict] = [.pass, .warn, .fail]
     return order.firstIndex(of: a)! < order.firstIndex(of: b)!
@@ -113,8 +114,10 @@ public struct CompatibilityChecker: Sendable {
         case .transcodeVideo: ("video.codec", video ?? "", closest.video)
         }
       return RuleFinding(
-        rule: "direct-play", field: field, actual: actual, limit: "in " + allowed.joined(separator: ", "),
-        reason: "\(actual) is not among the direct-play \(field == "container" ? "containers" : "codecs") for this combination",
+        rule: "direct-play", field: field, actual: actual,
+        limit: "in " + allowed.joined(separator: ", "),
+        reason:
+          "\(actual) is not among the direct-play \(field == "container" ? "containers" : "codecs") for this combination",
         severity: .fail, fix: fix, source: source?.title ?? closest.source, sourceUrl: source?.url)
     }
   }
@@ -142,7 +145,8 @@ public struct CompatibilityChecker: Sendable {
       return [
         RuleFinding(
           rule: rule.id, field: rule.field, actual: nil, limit: limit,
-          reason: "\(rule.field) is unknown; " + Self.fill(rule.reason, actual: "unknown", limit: limit),
+          reason: "\(rule.field) is unknown; "
+            + Self.fill(rule.reason, actual: "unknown", limit: limit),
           severity: required ? .fail : .warn, fix: rule.fix, source: source?.title ?? rule.source,
           sourceUrl: source?.url)
       ]
@@ -152,13 +156,16 @@ public struct CompatibilityChecker: Sendable {
       RuleFinding(
         rule: rule.id, field: rule.field, actual: fact.description, limit: limit,
         reason: Self.fill(rule.reason, actual: fact.description, limit: rule.value.description),
-        severity: rule.severity, fix: rule.fix, source: source?.title ?? rule.source, sourceUrl: source?.url)
+        severity: rule.severity, fix: rule.fix, source: source?.title ?? rule.source,
+        sourceUrl: source?.url)
     ]
   }
 
   /// A group passes when one alternative has no failure; otherwise it reports the alternative
   /// with the fewest failures (the closer tier).
-  private func evaluate(_ group: AnyOfGroup, _ facts: CompatFacts, _ platform: Platform) -> [RuleFinding] {
+  private func evaluate(_ group: AnyOfGroup, _ facts: CompatFacts, _ platform: Platform)
+    -> [RuleFinding]
+  {
     guard applies(group.when, facts) else { return [] }
     let outcomes = group.anyOf.map { alternative in
       (alternative, alternative.rules.flatMap { evaluate($0, facts, platform) })
@@ -211,7 +218,11 @@ public struct CompatibilityChecker: Sendable {
     case .atLeast: ">= \(value)"
     case .equals: "== \(value)"
     case .fits:
-      if case .list(let box) = value, box.count == 2 { "fits \(box[0])x\(box[1]) (either orientation)" } else { "fits \(value)" }
+      if case .list(let box) = value, box.count == 2 {
+        "fits \(box[0])x\(box[1]) (either orientation)"
+      } else {
+        "fits \(value)"
+      }
     }
   }
 

@@ -60,6 +60,7 @@ public enum Fix: String, Codable, Sendable, Comparable, CaseIterable {
   /// Re-encode the video.
   case transcodeVideo = "transcode-video"
 
+  /// Cheaper fixes sort first.
   public static func < (a: Fix, b: Fix) -> Bool {
     allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
   }
@@ -85,6 +86,7 @@ public enum RuleValue: Codable, Sendable, Equatable, CustomStringConvertible {
   case flag(Bool)
   case list([RuleValue])
 
+  /// Decodes a JSON boolean, number, string or array.
   public init(from decoder: any Decoder) throws {
     let container = try decoder.singleValueContainer()
     if let flag = try? container.decode(Bool.self) {
@@ -98,6 +100,7 @@ public enum RuleValue: Codable, Sendable, Equatable, CustomStringConvertible {
     }
   }
 
+  /// Encodes as the JSON value it came from.
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.singleValueContainer()
     switch self {
@@ -112,7 +115,8 @@ public enum RuleValue: Codable, Sendable, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .text(let text): text
-    case .number(let number): number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+    case .number(let number):
+      number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
     case .flag(let flag): String(flag)
     case .list(let list): list.map(\.description).joined(separator: ", ")
     }
@@ -177,6 +181,7 @@ public enum RuleEntry: Codable, Sendable, Equatable {
   case rule(Rule)
   case anyOf(AnyOfGroup)
 
+  /// Decodes a group when the object has `any_of`, else a rule.
   public init(from decoder: any Decoder) throws {
     if let group = try? AnyOfGroup(from: decoder) {
       self = .anyOf(group)
@@ -185,6 +190,7 @@ public enum RuleEntry: Codable, Sendable, Equatable {
     }
   }
 
+  /// Encodes the rule or the group.
   public func encode(to encoder: any Encoder) throws {
     switch self {
     case .rule(let rule): try rule.encode(to: encoder)

@@ -39,7 +39,9 @@ public enum PlatformDatabase {
         fatalError("platform file \(file.id).json does not decode: \(error)")
       }
     }
-    return platforms.sorted { ($0.era == "historical" ? 0 : 1, $0.id) < ($1.era == "historical" ? 0 : 1, $1.id) }
+    return platforms.sorted {
+      ($0.era == "historical" ? 0 : 1, $0.id) < ($1.era == "historical" ? 0 : 1, $1.id)
+    }
   }()
 
   /// The raw JSON of a platform file (for schema validation and `--list-platforms --json`).

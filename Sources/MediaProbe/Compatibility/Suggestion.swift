@@ -13,7 +13,9 @@ public struct Suggestion: Codable, Sendable, Equatable {
   ///
   /// - Parameter output: where the command should write; default: next to the input,
   ///   `NAME.PLATFORM.EXT`.
-  public init?(for info: MediaInfo, verdict: PlatformVerdict, platform: Platform, output: String? = nil) {
+  public init?(
+    for info: MediaInfo, verdict: PlatformVerdict, platform: Platform, output: String? = nil
+  ) {
     guard verdict.verdict == .fail else { return nil }
     let facts = CompatFacts(info)
     let recipe = platform.transcode
@@ -26,33 +28,45 @@ public struct Suggestion: Codable, Sendable, Equatable {
     let stem = info.path.split(separator: "/").last.map(String.init) ?? info.path
     let base = stem.lastIndex(of: ".").map { String(stem[..<$0]) } ?? stem
     let directory = info.path.lastIndex(of: "/").map { String(info.path[...$0]) } ?? ""
-    let currentExtension = stem.lastIndex(of: ".").map { String(stem[stem.index(after: $0)...]) } ?? recipe.container
+    let currentExtension =
+      stem.lastIndex(of: ".").map { String(stem[stem.index(after: $0)...]) } ?? recipe.container
     let fileExtension = containerFails || transcodeVideo ? recipe.container : currentExtension
     let target = output ?? "\(directory)\(base).\(platform.id).\(fileExtension)"
 
-    var arguments = ["ffmpeg", "-nostdin", "-i", info.path, "-map", "0:v:0?", "-map", "0:a:0?", "-sn", "-dn"]
+    var arguments = [
+      "ffmpeg", "-nostdin", "-i", info.path, "-map", "0:v:0?", "-map", "0:a:0?", "-sn", "-dn",
+    ]
     if facts.hasVideo {
       if transcodeVideo {
         arguments += recipe.video
         var filters: [String] = []
         if case .flag(true) = facts.values["video.interlaced"] { filters.append("yadif") }
-        if let box = recipe.maxSize, box.count == 2, case .size(let width, let height) = facts.values["video.size"] {
+        if let box = recipe.maxSize, box.count == 2,
+          case .size(let width, let height) = facts.values["video.size"]
+        {
           // ffmpeg rotates before filtering, so the box follows the clip's display orientation.
           let (boxWidth, boxHeight) = width >= height ? (box[0], box[1]) : (box[1], box[0])
           if width > boxWidth || height > boxHeight {
             filters.append(
-              "scale=w=\(boxWidth):h=\(boxHeight):force_original_aspect_ratio=decrease:force_divisible_by=2")
+              "scale=w=\(boxWidth):h=\(boxHeight):force_original_aspect_ratio=decrease:force_divisible_by=2"
+            )
           }
         }
-        if let sar = info.streams.first(where: { $0.type == .video })?.video?.sampleAspectRatio, sar.num != sar.den {
+        if let sar = info.streams.first(where: { $0.type == .video })?.video?.sampleAspectRatio,
+          sar.num != sar.den
+        {
           filters.append("setsar=1")
         }
         if !filters.isEmpty { arguments += ["-vf", filters.joined(separator: ",")] }
-        if let maxRate = recipe.maxFrameRate, case .number(let rate) = facts.values["video.frame_rate"], rate > maxRate + 0.01 {
+        if let maxRate = recipe.maxFrameRate,
+          case .number(let rate) = facts.values["video.frame_rate"], rate > maxRate + 0.01
+        {
           arguments += ["-r", RuleValue.number(maxRate).description]
         }
         if let bitRate = recipe.videoBitRate {
-          arguments += ["-b:v", "\(bitRate)", "-maxrate", "\(bitRate * 5 / 4)", "-bufsize", "\(bitRate * 2)"]
+          arguments += [
+            "-b:v", "\(bitRate)", "-maxrate", "\(bitRate * 5 / 4)", "-bufsize", "\(bitRate * 2)",
+          ]
         }
         if let tag = recipe.videoTag { arguments += ["-tag:v", tag] }
       } else {
@@ -65,17 +79,23 @@ public struct Suggestion: Codable, Sendable, Equatable {
     if facts.hasAudio {
       if transcodeAudio || (containerFails && !Self.audioFits(facts, recipe.container)) {
         arguments += recipe.audio
-        if case .number(let channels) = facts.values["audio.channels"], Int(channels) > recipe.audioChannels {
+        if case .number(let channels) = facts.values["audio.channels"],
+          Int(channels) > recipe.audioChannels
+        {
           arguments += ["-ac", "\(recipe.audioChannels)"]
         }
-        if case .number(let rate) = facts.values["audio.sample_rate"], Int(rate) > recipe.audioSampleRate {
+        if case .number(let rate) = facts.values["audio.sample_rate"],
+          Int(rate) > recipe.audioSampleRate
+        {
           arguments += ["-ar", "\(recipe.audioSampleRate)"]
         }
       } else {
         arguments += ["-c:a", "copy"]
       }
     }
-    if ["mp4", "mov", "m4v", "3gp"].contains(fileExtension) { arguments += ["-movflags", "+faststart"] }
+    if ["mp4", "mov", "m4v", "3gp"].contains(fileExtension) {
+      arguments += ["-movflags", "+faststart"]
+    }
     arguments.append(target)
     self.arguments = arguments
     self.output = target
@@ -85,7 +105,8 @@ public struct Suggestion: Codable, Sendable, Equatable {
   /// Audio that an MP4-family container can carry when only the container changes.
   private static func audioFits(_ facts: CompatFacts, _ container: String) -> Bool {
     guard case .text(let codec) = facts.values["audio.codec"] else { return true }
-    return !["mp4", "mov", "m4v"].contains(container) || ["aac", "mp3", "alac", "ac3", "eac3", "flac", "opus"].contains(codec)
+    return !["mp4", "mov", "m4v"].contains(container)
+      || ["aac", "mp3", "alac", "ac3", "eac3", "flac", "opus"].contains(codec)
   }
 
   static func shellQuoted(_ argument: String) -> String {

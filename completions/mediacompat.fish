@@ -1,0 +1,93 @@
+function __mediacompat_should_offer_completions_for_flags_or_options -a expected_commands
+    set -l non_repeating_flags_or_options $argv[2..]
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __mediacompat_parse_tokens
+    test "$commands" = "$expected_commands"; and return $non_repeating_flags_or_options_absent
+end
+
+function __mediacompat_should_offer_completions_for_positional -a expected_commands positional_index_comparison expected_positional_index
+    set -l non_repeating_flags_or_options
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __mediacompat_parse_tokens
+    test "$commands" = "$expected_commands" -a \( "$positional_index" "$positional_index_comparison" "$expected_positional_index" \)
+end
+
+function __mediacompat_parse_tokens -S
+    set -l unparsed_tokens (__mediacompat_tokens -pc)
+    switch $unparsed_tokens[1]
+    case 'mediacompat'
+        __mediacompat_parse_subcommand -r 1 'p/platform=+' 'suggest' 'json' 'ndjson' 'strict' 'delivery=' 'list-platforms' 'explain=' 'j/jobs=' 'q/quiet' 'version' 'h/help'
+        switch $unparsed_tokens[1]
+        case 'help'
+            __mediacompat_parse_subcommand -r 1 'version'
+        end
+    end
+end
+
+function __mediacompat_tokens
+    if test (string split -m 1 -f 1 -- . "$FISH_VERSION") -gt 3
+        commandline --tokens-raw $argv
+    else
+        commandline -o $argv
+    end
+end
+
+function __mediacompat_parse_subcommand -S -a positional_count
+    argparse -s r -- $argv
+    set -l option_specs $argv[2..]
+    set -l is_repeating_positional $_flag_r
+    set -el _flag_r
+    set -a commands $unparsed_tokens[1]
+    set positional_index 0
+    while true
+        set -e unparsed_tokens[1]
+        argparse -sn "$commands" $option_specs -- $unparsed_tokens 2> /dev/null
+        set unparsed_tokens $argv
+        set positional_index (math $positional_index + 1)
+        for non_repeating_flag_or_option in $non_repeating_flags_or_options
+            if set -ql "_flag_$(string replace -a - _ -- $non_repeating_flag_or_option)"
+                set non_repeating_flags_or_options_absent 1
+                break
+            end
+        end
+        test (count $unparsed_tokens) -eq 0 -o \( -z "$is_repeating_positional" -a "$positional_index" -gt "$positional_count" \) && break
+    end
+end
+
+function __mediacompat_complete_directories
+    set -l token (commandline -t)
+    string match -- '*/' $token
+    set -l subdirs $token*/
+    printf %s\n $subdirs
+end
+
+function __mediacompat_custom_completion
+    set -x SAP_SHELL fish
+    set -x SAP_SHELL_VERSION $FISH_VERSION
+    set -l tokens (__mediacompat_tokens -p)
+    if test -z "$(__mediacompat_tokens -t)"
+        set -l index (count (__mediacompat_tokens -pc))
+        set tokens $tokens[..$index] \'\' $tokens[(math $index + 1)..]
+    end
+    command $tokens[1] $argv $tokens
+end
+
+complete -c 'mediacompat' -f
+complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat"' -s 'p' -l 'platform' -d 'Platforms or aliases, comma-separated or repeated (default: all).' -rfka ''
+complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" suggest' -l 'suggest' -d 'Print an ffmpeg command that would make each failing file pass.'
+complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" json' -l 'json' -d 'Print JSON (an object for one file, an array for several).'
+complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" ndjson' -l 'ndjson' -d 'Print one compact JSON object per line.'
+complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" strict' -l 'strict' -d 'Warnings fail too (exit 1).'
+complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" delivery' -l 'delivery' -d 'How the file is delivered: file (default) or stream (adds streaming advisories).' -rfka ''
+complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" list-platforms' -l 'list-platforms' -d 'List the platforms (with --json: as JSON).'
+complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" explain' -l 'explain' -d 'Print a platform\'s rules in words, with their sources.' -rfka ''
+complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" j jobs' -s 'j' -l 'jobs' -d 'Check this many files at once (default: the number of cores).' -rfka ''
+complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" q quiet' -s 'q' -l 'quiet' -d 'Print nothing; only the exit status tells.'
+complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" version' -l 'version' -d 'Show the version.'
+complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_positional "mediacompat" -eq 1' -fa 'help' -d 'Show subcommand help information.'
+complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat help" version' -l 'version' -d 'Show the version.'
