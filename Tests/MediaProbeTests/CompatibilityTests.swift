@@ -127,3 +127,57 @@ import Testing
       ])
   }
 }
+
+@Suite struct CompatFactsTests {
+  static func info(video: MediaStream) -> MediaInfo {
+    MediaInfo(
+      path: "x.mp4", sizeBytes: 1,
+      container: Container(
+        formatName: "mov,mp4,m4a,3gp,3g2,mj2", formatLongName: nil, majorBrand: "qt  ",
+        bitRate: 1000,
+        startTime: 0, fastStart: true, tags: [:]),
+      duration: nil, streams: [video], scanned: false, compat: nil)
+  }
+
+  static func stream(
+    codec: String, level: String?, width: Int = 1920, height: Int = 1080,
+    rotation: AffineTransform = .identity
+  ) -> MediaStream {
+    let orientation = Orientation(
+      transform: rotation, width: width, height: height, sampleAspectRatio: nil)
+    return MediaStream(
+      index: 0, type: .video,
+      codec: Codec(name: codec, longName: nil, tag: nil, profile: "Main", level: level),
+      bitRate: nil, duration: nil, frameCount: nil, timeBase: Rational(1, 600)!, language: nil,
+      title: nil,
+      disposition: ["default": true, "attached_pic": false],
+      video: VideoInfo(
+        width: width, height: height, codedWidth: nil, codedHeight: nil, pixelFormat: nil,
+        bitDepth: 8,
+        chromaSubsampling: nil, sampleAspectRatio: nil, displayAspectRatio: nil, anamorphic: false,
+        fieldOrder: nil, interlaced: false,
+        color: ColorInfo(range: nil, primaries: nil, transfer: nil, matrix: nil),
+        hdr: nil, frameRate: FrameRate(nominal: Rational(30, 1), average: Rational(30, 1)),
+        orientation: orientation),
+      audio: nil)
+  }
+
+  @Test func unrestrictedLevelIsUnknown() {
+    // x265's level 8.5 ("unrestricted", general_level_idc 255) is not a limit to compare.
+    #expect(
+      CompatFacts(Self.info(video: Self.stream(codec: "hevc", level: "8.5"))).values["video.level"]
+        == nil)
+    #expect(
+      CompatFacts(Self.info(video: Self.stream(codec: "hevc", level: "5.1"))).values["video.level"]
+        == .number(5.1))
+  }
+
+  @Test func sizeIsTheDisplaySizeAfterRotation() {
+    let portrait = Self.stream(
+      codec: "h264", level: "3.0", width: 640, height: 480,
+      rotation: AffineTransform(a: 0, b: 1, c: -1, d: 0, tx: 0, ty: 0))
+    let facts = CompatFacts(Self.info(video: portrait))
+    #expect(facts.values["video.size"] == .size(width: 480, height: 640))
+    #expect(facts.values["container"] == .text("mov"))  // brand "qt  "
+  }
+}

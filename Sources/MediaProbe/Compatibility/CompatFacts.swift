@@ -46,7 +46,9 @@ public struct CompatFacts: Sendable {
       values["video.codec"] = .text(video.codec.name)
       if let tag = video.codec.tag { values["video.tag"] = .text(tag) }
       if let profile = video.codec.profile { values["video.profile"] = .text(profile) }
-      if let level = video.codec.level.flatMap(Self.levelNumber) {
+      if let level = video.codec.level.flatMap(Self.levelNumber),
+        Self.plausible(level: level, codec: video.codec.name)
+      {
         values["video.level"] = .number(level)
       }
       let (width, height) = (v.orientation.displayWidth, v.orientation.displayHeight)
@@ -97,6 +99,16 @@ public struct CompatFacts: Sendable {
     }
     if demuxer == "mpegts" { return "ts" }
     return String(demuxer.split(separator: ",").first ?? "")
+  }
+
+  /// Levels beyond the codec's table are placeholders, not limits: x265 writes 8.5 ("unrestricted")
+  /// when it was told no level. They count as unknown (a warning), not as a failure.
+  static func plausible(level: Double, codec: String) -> Bool {
+    switch codec {
+    case "h264", "hevc": level <= 6.2
+    case "av1": level <= 7.3
+    default: true
+    }
   }
 
   /// "4.1" → 4.1; named levels (MPEG-2's "Main") are not comparable: nil.
