@@ -285,7 +285,7 @@ struct ReportWriter: ~Copyable {
       Console.error("media2wav", "\(input): \(error.message)")
       if writer != nil,
         let data = try? encoder.encode(
-          FailureReport(input: input, error: .init(code: error.code, message: error.message)))
+          ErrorRecord(key: "input", path: input, code: error.code, message: error.message))
       {
         writer!.write(data)
       }
@@ -296,14 +296,4 @@ struct ReportWriter: ~Copyable {
     writer?.finish()
     return failures
   }
-}
-
-/// The JSON shape of a failed input.
-struct FailureReport: Encodable {
-  struct Detail: Encodable {
-    var code: String
-    var message: String
-  }
-  var input: String
-  var error: Detail
 }

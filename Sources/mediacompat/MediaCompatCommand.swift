@@ -106,13 +106,12 @@ struct MediaCompatCommand: ParsableCommand {
     if listPlatforms { return try printPlatforms() }
     if let explain { return try printExplanation(explain) }
 
-    var selected: [Platform] = []
-    for name in platform.flatMap({ $0.split(separator: ",").map(String.init) }) {
-      guard let platforms = PlatformDatabase.resolve(name) else {
-        Console.error("mediacompat", "unknown platform '\(name)' (see --list-platforms)")
-        throw ExitCode(ExitStatus.unchecked)
-      }
-      selected += platforms.filter { p in !selected.contains { $0.id == p.id } }
+    let selected: [Platform]
+    do {
+      selected = try PlatformDatabase.resolve(list: platform)
+    } catch {
+      Console.error("mediacompat", "\(error) (see --list-platforms)")
+      throw ExitCode(ExitStatus.unchecked)
     }
     let platforms = selected.isEmpty ? PlatformDatabase.all : selected
     let checker = CompatibilityChecker(delivery: Delivery(rawValue: delivery)!)
@@ -210,15 +209,6 @@ struct CompatReport: ~Copyable {
     var results: [PlatformVerdict]
   }
 
-  struct Failed: Encodable {
-    struct Detail: Encodable {
-      var code: String
-      var message: String
-    }
-    var path: String
-    var error: Detail
-  }
-
   mutating func add(_ result: FileResult) {
     switch result {
     case .failure(let path, let error):
@@ -226,7 +216,7 @@ struct CompatReport: ~Copyable {
       if !quiet { Console.error("mediacompat", "\(path): \(error.message)") }
       if writer != nil,
         let data = try? encoder.encode(
-          Failed(path: path, error: .init(code: error.code, message: error.message)))
+          ErrorRecord(path: path, code: error.code, message: error.message))
       {
         writer!.write(data)
       }

@@ -95,12 +95,11 @@ struct MediaProbeCommand: ParsableCommand {
     (verbose ? FFmpegLogLevel.warning : .quiet).apply()
     let inputs = expandInputs(paths, recursive: recursive)
     let prober = Prober(options: ProbeOptions(scan: scan, allowReferences: allowReferences))
-    var platforms: [Platform] = []
-    for name in compat.flatMap({ $0.split(separator: ",").map(String.init) }) {
-      guard let resolved = PlatformDatabase.resolve(name) else {
-        throw ValidationError("unknown platform '\(name)' (see mediacompat --list-platforms)")
-      }
-      platforms += resolved.filter { p in !platforms.contains { $0.id == p.id } }
+    let platforms: [Platform]
+    do {
+      platforms = try PlatformDatabase.resolve(list: compat)
+    } catch {
+      throw ValidationError("\(error) (see mediacompat --list-platforms)")
     }
     let checker = CompatibilityChecker()
     let selected = platforms

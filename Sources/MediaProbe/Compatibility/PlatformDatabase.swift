@@ -56,4 +56,25 @@ public enum PlatformDatabase {
     let aliased = all.filter { $0.aliases.contains(key) }
     return aliased.isEmpty ? nil : aliased
   }
+
+  /// The platforms named by command-line values: ids or aliases, comma-separated or repeated,
+  /// each platform once, in the order named.
+  ///
+  /// - Throws: `UnknownPlatform` for a name that selects nothing.
+  public static func resolve(list names: [String]) throws(UnknownPlatform) -> [Platform] {
+    var platforms: [Platform] = []
+    for name in names.flatMap({ $0.split(separator: ",").map(String.init) }) {
+      guard let resolved = resolve(name) else { throw UnknownPlatform(name: name) }
+      platforms += resolved.filter { platform in !platforms.contains { $0.id == platform.id } }
+    }
+    return platforms
+  }
+}
+
+/// A platform name that is neither an id nor an alias.
+public struct UnknownPlatform: Error, Sendable, CustomStringConvertible {
+  /// The name as given.
+  public var name: String
+  /// "unknown platform 'x'".
+  public var description: String { "unknown platform '\(name)'" }
 }

@@ -63,8 +63,7 @@ public enum ProbeOutcome: Sendable, Equatable, Encodable {
     switch self {
     case .success(let info): try info.encode(to: encoder)
     case .failure(let path, let error):
-      try FailureRecord(path: path, error: .init(code: error.code, message: error.message))
-        .encode(to: encoder)
+      try ErrorRecord(path: path, code: error.code, message: error.message).encode(to: encoder)
     }
   }
 
@@ -75,12 +74,40 @@ public enum ProbeOutcome: Sendable, Equatable, Encodable {
   }
 }
 
-/// The JSON shape of a failed input.
-struct FailureRecord: Encodable {
-  struct Detail: Encodable {
-    var code: String
-    var message: String
+/// How every tool reports an input it could not handle:
+/// `{"path": .., "error": {"code": .., "message": ..}}` (media2wav names the path `input`, as in
+/// its other reports).
+public struct ErrorRecord: Encodable, Sendable {
+  /// The key the path goes under.
+  public var key: String
+  /// The input as given.
+  public var path: String
+  /// The stable code.
+  public var code: String
+  /// The sentence for humans.
+  public var message: String
+
+  /// A record for `path` under `key`.
+  public init(key: String = "path", path: String, code: String, message: String) {
+    self.key = key
+    self.path = path
+    self.code = code
+    self.message = message
   }
-  var path: String
-  var error: Detail
+
+  private struct Key: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+  }
+
+  /// Encodes the path under `key` and the error's code and message.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: Key.self)
+    try container.encode(path, forKey: Key(stringValue: key))
+    var error = container.nestedContainer(keyedBy: Key.self, forKey: Key(stringValue: "error"))
+    try error.encode(code, forKey: Key(stringValue: "code"))
+    try error.encode(message, forKey: Key(stringValue: "message"))
+  }
 }
