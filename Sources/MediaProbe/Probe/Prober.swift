@@ -162,15 +162,22 @@ public struct Prober: Sendable {
     var firstFrame: FirstFrame?
   }
 
-  /// Facts only a decoded frame tells.
+  /// Facts an opened decoder (and, for some codecs, the first decoded frame) tells.
   struct FirstFrame {
     var codedWidth: Int
     var codedHeight: Int
-    var interlaced: Bool
+    /// From the first decoded frame; nil when no frame was decoded.
+    var interlaced: Bool?
   }
 
+  /// Codecs whose containers often misreport interlacing (MBAFF H.264 in Matroska is called
+  /// progressive): their first frame is decoded. Other codecs are only opened, as ffprobe does,
+  /// so a 4K HEVC or AV1 file costs no decoding.
+  static let decodedForInterlacing: Set = ["h264", "mpeg2video", "mpeg1video", "vc1", "mpeg4"]
+
   /// Reads packets: all of them with `--scan` (timestamps only), otherwise just enough to decode
-  /// the first frame of each video stream (coded size, interlacing).
+  /// the first frame of the video streams whose interlacing must be checked (coded size,
+  /// interlacing).
   private func measure(_ input: InputFile, streams: [MediaStream]) throws(ProbeError)
     -> [Int: Measurement]
   {
@@ -178,8 +185,15 @@ public struct Prober: Sendable {
     var decoders: [Int: CodecDecoder] = [:]
     for stream in streams where stream.type == .video && stream.disposition["attached_pic"] != true
     {
-      if let decoder = try? CodecDecoder(parameters: input.stream(stream.index).pointee.codecpar) {
+      guard let decoder = try? CodecDecoder(parameters: input.stream(stream.index).pointee.codecpar)
+      else { continue }
+      if Self.decodedForInterlacing.contains(stream.codec.name) {
         decoders[stream.index] = decoder
+      } else {
+        let context = decoder.pointer.pointee
+        results[stream.index, default: Measurement()].firstFrame = FirstFrame(
+          codedWidth: Int(context.coded_width), codedHeight: Int(context.coded_height),
+          interlaced: nil)
       }
     }
     if options.scan {
@@ -281,8 +295,8 @@ extension MediaStream {
         video.codedWidth = first.codedWidth
         video.codedHeight = first.codedHeight
       }
-      video.interlaced = first.interlaced
-      if first.interlaced, video.fieldOrder == nil || video.fieldOrder == "progressive" {
+      if let interlaced = first.interlaced { video.interlaced = interlaced }
+      if first.interlaced == true, video.fieldOrder == nil || video.fieldOrder == "progressive" {
         // The container did not say, and a frame's top_field_first is only a default when the
         // stream carries no picture timing (x264 MBAFF): the order is unknown, not "bb".
         video.fieldOrder = nil
