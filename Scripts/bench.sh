@@ -17,7 +17,7 @@ which=${1:-all}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-now() { date +%s.%N; }
+# Times come from bash's $EPOCHREALTIME: no process is started to read the clock.
 elapsed() { echo "$2 - $1" | bc -l; }
 ratio() { printf '%.3f' "$(echo "$1 / $2" | bc -l)"; }
 peak_kib() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
@@ -33,19 +33,24 @@ for i in $(seq 0 999); do
   cp "$src" "$work/1000/$name"
 done
 one=Tests/Fixtures/h264_25fps.mp4
-runs=30
+runs=41
 
-echo "== one file, $runs runs each: $one"
-t0=$(now); for _ in $(seq $runs); do "$probe" "$one" >/dev/null; done; t1=$(now)
-for _ in $(seq $runs); do ffprobe -v error -show_format -show_streams -of json "$one" >/dev/null; done; t2=$(now)
-ours=$(elapsed "$t0" "$t1"); theirs=$(elapsed "$t1" "$t2")
+echo "== one file, $runs runs each, alternating, medians: $one"
+: > "$work/ours.times"; : > "$work/theirs.times"
+for _ in $(seq $runs); do
+  t0=$EPOCHREALTIME; "$probe" "$one" >/dev/null; t1=$EPOCHREALTIME
+  ffprobe -v error -show_format -show_streams -of json "$one" >/dev/null; t2=$EPOCHREALTIME
+  elapsed "$t0" "$t1" >> "$work/ours.times"; elapsed "$t1" "$t2" >> "$work/theirs.times"
+done
+median() { sort -g "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+ours=$(median "$work/ours.times"); theirs=$(median "$work/theirs.times")
 printf 'mediaprobe %.1f ms/file, ffprobe %.1f ms/file, ratio %s (target <= 0.6)\n' \
-  "$(echo "$ours * 1000 / $runs" | bc -l)" "$(echo "$theirs * 1000 / $runs" | bc -l)" "$(ratio "$ours" "$theirs")"
+  "$(echo "$ours * 1000" | bc -l)" "$(echo "$theirs * 1000" | bc -l)" "$(ratio "$ours" "$theirs")"
 
 echo "== 200 files"
-t0=$(now); "$probe" --ndjson "$work"/200/* >/dev/null || true; t1=$(now)
-for f in "$work"/200/*; do ffprobe -v error -show_format -show_streams -of json "$f" >/dev/null || true; done; t2=$(now)
-mediainfo --Output=JSON "$work"/200/* >/dev/null; t3=$(now)
+t0=$EPOCHREALTIME; "$probe" --ndjson "$work"/200/* >/dev/null || true; t1=$EPOCHREALTIME
+for f in "$work"/200/*; do ffprobe -v error -show_format -show_streams -of json "$f" >/dev/null || true; done; t2=$EPOCHREALTIME
+mediainfo --Output=JSON "$work"/200/* >/dev/null; t3=$EPOCHREALTIME
 ours=$(elapsed "$t0" "$t1"); loop=$(elapsed "$t1" "$t2"); mi=$(elapsed "$t2" "$t3")
 printf 'mediaprobe %.3f s, ffprobe loop %.3f s, mediainfo %.3f s\n' "$ours" "$loop" "$mi"
 printf 'ffprobe loop / mediaprobe = %.1fx (target >= 40x); mediainfo / mediaprobe = %.2fx (target > 1)\n' \
@@ -68,8 +73,8 @@ bench_media2wav() {
   done
   local ours theirs best_ours=999 best_theirs=999
   for run in 1 2 3; do
-    t0=$(now); "$wav" -q --force "$work/30.m4a" -o "$work/ours.wav"; t1=$(now)
-    "${peer[@]}" -i "$work/30.m4a" -map 0:a:0 -vn -acodec pcm_s16le -fflags +bitexact -y "$work/ffmpeg.wav"; t2=$(now)
+    t0=$EPOCHREALTIME; "$wav" -q --force "$work/30.m4a" -o "$work/ours.wav"; t1=$EPOCHREALTIME
+    "${peer[@]}" -i "$work/30.m4a" -map 0:a:0 -vn -acodec pcm_s16le -fflags +bitexact -y "$work/ffmpeg.wav"; t2=$EPOCHREALTIME
     ours=$(elapsed "$t0" "$t1"); theirs=$(elapsed "$t1" "$t2")
     best_ours=$(echo "if ($ours < $best_ours) $ours else $best_ours" | bc -l)
     best_theirs=$(echo "if ($theirs < $best_theirs) $theirs else $best_theirs" | bc -l)
@@ -77,8 +82,8 @@ bench_media2wav() {
   cmp -s "$work/ours.wav" "$work/ffmpeg.wav" && same="identical files" || same="FILES DIFFER"
   printf 'to a file (best of 3): media2wav %.2f s, ffmpeg %.2f s, ratio %s (target <= 0.95); %s\n' \
     "$best_ours" "$best_theirs" "$(ratio "$best_ours" "$best_theirs")" "$same"
-  t0=$(now); "$wav" -q "$work/30.m4a" -o - >/dev/null; t1=$(now)
-  "${peer[@]}" -i "$work/30.m4a" -map 0:a:0 -vn -acodec pcm_s16le -fflags +bitexact -f wav - >/dev/null; t2=$(now)
+  t0=$EPOCHREALTIME; "$wav" -q "$work/30.m4a" -o - >/dev/null; t1=$EPOCHREALTIME
+  "${peer[@]}" -i "$work/30.m4a" -map 0:a:0 -vn -acodec pcm_s16le -fflags +bitexact -f wav - >/dev/null; t2=$EPOCHREALTIME
   printf 'to /dev/null: media2wav %.2f s, ffmpeg %.2f s, ratio %s\n' \
     "$(elapsed "$t0" "$t1")" "$(elapsed "$t1" "$t2")" "$(ratio "$(elapsed "$t0" "$t1")" "$(elapsed "$t1" "$t2")")"
   ours=$(peak_kib "$wav" -q --force "$work/30.m4a" -o "$work/ours.wav")

@@ -13,6 +13,11 @@ public func orderedParallel<Result: Sendable>(
 ) {
   guard count > 0 else { return }
   let workers = max(1, min(jobs, count))
+  if workers == 1 {
+    // One file (or --jobs 1): no thread pool to start.
+    for index in 0..<count { emit(index, work(index)) }
+    return
+  }
   let state = Mutex(OrderedResults<Result>())
   let claimed = Atomic<Int>(0)
   DispatchQueue.concurrentPerform(iterations: workers) { _ in
