@@ -42,21 +42,6 @@ extension MediaStream {
   }
 }
 
-/// Lays out rows as left-aligned columns separated by two spaces.
-public func formatTable(_ rows: [[String]]) -> String {
-  guard let width = rows.map(\.count).max() else { return "" }
-  var widths = [Int](repeating: 0, count: width)
-  for row in rows {
-    for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.count) }
-  }
-  return rows.map { row in
-    row.enumerated().map { column, cell in
-      column == row.count - 1
-        ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
-    }.joined(separator: "  ")
-  }.joined(separator: "\n") + "\n"
-}
-
 /// `value` with exactly `places` decimals (no Foundation formatting needed).
 func fixed(_ value: Double, places: Int) -> String {
   let scale = (0..<places).reduce(1) { result, _ in result * 10 }
