@@ -22,7 +22,4 @@ public struct TimeArgument: ExpressibleByArgument, Sendable, Equatable {
     guard total.isFinite else { return nil }
     seconds = total
   }
-
-  /// Shown in `--help`.
-  public static var defaultCompletionKind: CompletionKind { .default }
 }

@@ -66,12 +66,6 @@ public enum ProbeOutcome: Sendable, Equatable, Encodable {
       try ErrorRecord(path: path, code: error.code, message: error.message).encode(to: encoder)
     }
   }
-
-  /// True for `.failure`.
-  public var failed: Bool {
-    if case .failure = self { return true }
-    return false
-  }
 }
 
 /// How every tool reports an input it could not handle:
