@@ -91,7 +91,8 @@ rm -f /tmp/mediatools-a.mp3 /tmp/mediatools-b.mp3
 # h264_30fps.mkv). Profile, level, size, bit rate (CBR with filler), tag and interlacing are
 # chosen here, so each cell of the acceptance table is known by construction.
 aac128=(-c:a aac -b:a 128k -ac 2)
-cbr() { echo "-b:v $1 -minrate $1 -maxrate $1 -bufsize $1 -x264-params nal-hrd=cbr:force-cfr=1"; }
+# One encoder thread: x264's rate control is only deterministic that way.
+cbr() { echo "-threads 1 -b:v $1 -minrate $1 -maxrate $1 -bufsize $1 -x264-params nal-hrd=cbr:force-cfr=1"; }
 # shellcheck disable=SC2046
 ff -f lavfi -i "$(video 640x480 30)" -f lavfi -i "$(tone)" -t 1 "${x264[@]}" -profile:v baseline -level 3.0 $(cbr 1200k) "${aac128[@]}" -movflags +faststart "${bitexact[@]}" "$out/compat_01_h264_baseline_480p_1.2M.mp4"
 # shellcheck disable=SC2046
@@ -115,6 +116,9 @@ python3 -c 'import random,sys; random.seed(7); sys.stdout.buffer.write(bytes(ran
 printf 'This is a text file, not media.\nIt was uploaded with a .txt name.\n' > "$out/hostile_text.txt"
 size=$(stat -c %s "$out/h264_25fps.mp4")
 head -c $((size * 6 / 10)) "$out/h264_25fps.mp4" > "$out/hostile_truncated.mp4"
+# A TS cut so early that its audio stream has no decodable frame (no rate, no channels): found by
+# fuzzing media2wav, which divided by a zero block size.
+head -c 23664 "$out/h264_60fps.ts" > "$out/hostile_truncated_audio.ts"
 # moov at the end (no faststart), cut off before it: an interrupted recording.
 ff -f lavfi -i "$(video 160x120 25)" -t 1 "${x264[@]}" "${bitexact[@]}" /tmp/mediatools-tail.mp4
 python3 - /tmp/mediatools-tail.mp4 "$out/hostile_no_moov.mp4" <<'PY'

@@ -301,6 +301,9 @@ final class ExtractionSession {
       let chosen = PCMFormat(
         encoding: encoding, channels: Int(layout.channels),
         sampleRate: options.sampleRate ?? Int(incoming.sampleRate), channelMask: layout.mask)
+      guard chosen.channels > 0, chosen.sampleRate > 0 else {
+        throw .decoder("the audio stream has no decodable samples (no channels or sample rate)")
+      }
       format = chosen
       effects = Effects(
         channels: chosen.channels, sampleRate: chosen.sampleRate, gainDB: options.gainDB,

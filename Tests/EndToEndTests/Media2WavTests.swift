@@ -214,6 +214,17 @@ import Testing
     #expect(directory.contents.isEmpty)
   }
 
+  @Test func audioStreamWithoutSamplesFailsCleanly() throws {
+    // Found by fuzzing: the stream exists but nothing decodes (no rate, no channels).
+    let directory = try TemporaryDirectory()
+    let result = try run(
+      "media2wav",
+      ["\(fixturesDirectory)/hostile_truncated_audio.ts", "-o", directory.path("x.wav"), "--json"])
+    #expect(result.status == 1)
+    #expect(value(try result.json(), "error", "code") as? String == "decoder_error")
+    #expect(directory.contents.isEmpty)
+  }
+
   @Test func streamSelection() throws {
     let directory = try TemporaryDirectory()
     let input = "\(fixturesDirectory)/two_audio.mkv"
