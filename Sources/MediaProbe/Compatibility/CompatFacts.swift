@@ -68,8 +68,8 @@ public struct CompatFacts: Sendable {
     if let audio, let a = audio.audio {
       values["audio.codec"] = .text(audio.codec.name)
       if let profile = audio.codec.profile { values["audio.profile"] = .text(profile) }
-      values["audio.channels"] = .number(Double(a.channels))
-      values["audio.sample_rate"] = .number(Double(a.sampleRate))
+      if let channels = a.channels { values["audio.channels"] = .number(Double(channels)) }
+      if let rate = a.sampleRate { values["audio.sample_rate"] = .number(Double(rate)) }
       if let bitRate = audio.bitRate { values["audio.bit_rate"] = .number(Double(bitRate)) }
     }
     self.values = values

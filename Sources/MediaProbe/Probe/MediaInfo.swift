@@ -134,10 +134,10 @@ public struct ColorInfo: Codable, Sendable, Equatable {
 
 /// Properties of an audio stream.
 public struct AudioInfo: Codable, Sendable, Equatable {
-  /// Samples per second.
-  public var sampleRate: Int
-  /// Number of channels.
-  public var channels: Int
+  /// Samples per second; null when the stream does not say (nothing decodable).
+  @NullEncoded public var sampleRate: Int?
+  /// Number of channels; null when the stream does not say.
+  @NullEncoded public var channels: Int?
   /// The channel layout's name (`mono`, `stereo`, `5.1(side)`, ...), null when unspecified.
   @NullEncoded public var channelLayout: String?
   /// The decoder's sample format (`fltp`, `s16`, `s32`, ...).

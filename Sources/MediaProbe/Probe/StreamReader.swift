@@ -153,7 +153,8 @@ struct StreamReader {
       p.bits_per_raw_sample > 0
       ? Int(p.bits_per_raw_sample) : Int(av_get_bits_per_sample(p.codec_id))
     return AudioInfo(
-      sampleRate: Int(p.sample_rate), channels: Int(layout.nb_channels), channelLayout: name,
+      sampleRate: p.sample_rate > 0 ? Int(p.sample_rate) : nil,
+      channels: layout.nb_channels > 0 ? Int(layout.nb_channels) : nil, channelLayout: name,
       sampleFormat: av_get_sample_fmt_name(AVSampleFormat(rawValue: p.format)).map {
         String(cString: $0)
       },

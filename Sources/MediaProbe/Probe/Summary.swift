@@ -32,8 +32,8 @@ extension MediaStream {
         }
       }
     } else if let audio {
-      parts.append("\(audio.sampleRate)Hz")
-      parts.append(audio.channelLayout ?? "\(audio.channels)ch")
+      parts.append(audio.sampleRate.map { "\($0)Hz" } ?? "?Hz")
+      parts.append(audio.channelLayout ?? audio.channels.map { "\($0)ch" } ?? "?ch")
     } else {
       parts.append(type.rawValue)
     }
