@@ -3,12 +3,13 @@
 #   make test     install what is missing, build, run every test and drift check
 #   make bench    benchmarks against ffprobe, mediainfo and ffmpeg (release build)
 #   make test-large  a real > 4 GiB WAV (RF64) checked with sox, sndfile-info, ffprobe
+#   make fuzz     mutated fixtures through every tool: no crash, no hang
 #   make install PREFIX=/usr/local
 PREFIX ?= /usr/local
 TOOLS := mediaprobe media2wav mediacompat
 SAMPLE := Tests/Fixtures/orient_right.mp4
 
-.PHONY: all setup build release demo test test-large lint check-generated generated fixtures goldens bench install uninstall clean
+.PHONY: all setup build release demo test test-large fuzz lint check-generated generated fixtures goldens bench install uninstall clean
 
 all: build
 
@@ -49,6 +50,10 @@ test: setup
 # Writes and checks a real WAV over 4 GiB (RF64); needs ~4.5 GB of free disk, so not in `make test`.
 test-large: release
 	./Scripts/test-large.sh
+
+# Mutated fixtures through every tool: no crash, no hang (not in `make test`: it takes minutes).
+fuzz: release
+	./Scripts/fuzz.sh
 
 lint:
 	swift format lint --strict --recursive Sources Tests Package.swift
