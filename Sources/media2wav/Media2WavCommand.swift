@@ -4,6 +4,9 @@ import MediaProbe
 import Synchronization
 import ToolSupport
 
+#if canImport(Glibc)
+  import Glibc
+#endif
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -145,6 +148,10 @@ struct Media2WavCommand: ParsableCommand {
     }
     if inputs.filter({ $0 == "-" }).count > 1 {
       throw ValidationError("'-' can be given only once")
+    }
+    if output == "-" && isatty(STDOUT_FILENO) == 1 {
+      throw ValidationError(
+        "refusing to write WAV data to a terminal; redirect or pipe standard output")
     }
     if output == "-" && json {
       throw ValidationError("--json cannot share standard output with -o -")

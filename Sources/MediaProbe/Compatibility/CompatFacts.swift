@@ -29,6 +29,10 @@ public struct CompatFacts: Sendable {
   public var hasVideo: Bool
   /// The file has an audio stream.
   public var hasAudio: Bool
+  /// The container index of the video stream the facts describe.
+  public var videoIndex: Int?
+  /// The container index of the audio stream the facts describe.
+  public var audioIndex: Int?
 
   /// The facts of `info`: its container, its first video stream (not cover art) and its first
   /// audio stream (the default one if marked).
@@ -75,6 +79,8 @@ public struct CompatFacts: Sendable {
     self.values = values
     hasVideo = video != nil
     hasAudio = audio != nil
+    videoIndex = video?.index
+    audioIndex = audio?.index
   }
 
   /// The container as platforms name it: the MP4 family by its brand (`mov`, `m4v`, `3gp`,

@@ -34,8 +34,11 @@ public struct Suggestion: Codable, Sendable, Equatable {
     let target = output ?? "\(directory)\(base).\(platform.id).\(fileExtension)"
 
     var arguments = [
-      "ffmpeg", "-nostdin", "-i", info.path, "-map", "0:v:0?", "-map", "0:a:0?", "-sn", "-dn",
+      "ffmpeg", "-nostdin", "-i", info.path,
     ]
+    // Exactly the streams the verdict was about (never cover art, subtitles or data).
+    if let index = facts.videoIndex { arguments += ["-map", "0:\(index)"] }
+    if let index = facts.audioIndex { arguments += ["-map", "0:\(index)"] }
     if facts.hasVideo {
       if transcodeVideo {
         arguments += recipe.video
