@@ -28,8 +28,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# JSON Schema validation in the tests uses Python's jsonschema.
-if ! python3 -c 'import jsonschema' 2>/dev/null; then
+# JSON Schema validation in the tests uses Python's jsonschema (4.18+, with referencing).
+if ! python3 -c 'import jsonschema, referencing' 2>/dev/null; then
   echo "setup: installing python jsonschema" >&2
-  python3 -m pip install -q jsonschema
+  python3 -m pip install -q --upgrade 'jsonschema>=4.18'
 fi
