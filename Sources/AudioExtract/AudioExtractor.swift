@@ -169,21 +169,17 @@ final class ExtractionSession {
       frames += 1
       if let progress, frames % 64 == 0, let pts = packet.pts {
         progress(
-          ExtractionProgress(seconds: Double(pts) * av_q2d(timeBase) - offsetSeconds, total: total))
+          ExtractionProgress(seconds: Double(pts) * av_q2d(timeBase), total: total))
       }
     }
     if !trimmedToEnd { try decode(nil, into: frame) }
     return try finish()
   }
 
-  private var offsetSeconds: Double {
-    Double(timestampOffset) * av_q2d(timeBase) * -1 - Double(startMicroseconds ?? 0) / 1e6
-  }
-
+  /// A timestamp of the input as seconds with milliseconds ("12.005").
   private func seconds(_ pts: Int64?) -> String {
     guard let pts else { return "?" }
-    let value = Double(pts) * av_q2d(timeBase)
-    return String(Int(value * 1000) / 1000) + "." + String(Int(value * 1000) % 1000)
+    return fixed(Double(pts) * av_q2d(timeBase), places: 3)
   }
 
   private func shiftTimestamps(_ packet: Packet) {

@@ -43,7 +43,7 @@ extension MediaStream {
 }
 
 /// `value` with exactly `places` decimals (no Foundation formatting needed).
-func fixed(_ value: Double, places: Int) -> String {
+package func fixed(_ value: Double, places: Int) -> String {
   let scale = (0..<places).reduce(1) { result, _ in result * 10 }
   let units = Int((value * Double(scale)).rounded())
   let sign = units < 0 ? "-" : ""
