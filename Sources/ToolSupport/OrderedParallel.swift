@@ -1,20 +1,28 @@
 import Dispatch
 import Synchronization
 
-/// Runs `work` for every index in `0..<count` on up to `jobs` threads and hands each result to
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+/// Runs `work` for every index in `0..<count` on up to `jobs` threads (nil: one per core the
+/// process may use; asked only when there is more than one item) and hands each result to
 /// `emit` **in index order**, as soon as it and all before it are done. `emit` is called one
 /// result at a time (never concurrently), on whichever worker completed the run of results.
 ///
 /// Results are released once emitted, so memory holds only the results that finished ahead of a
 /// slower one, not the whole batch.
 public func orderedParallel<Result: Sendable>(
-  count: Int, jobs: Int, work: @escaping @Sendable (Int) -> Result,
+  count: Int, jobs: Int?, work: @escaping @Sendable (Int) -> Result,
   emit: @escaping @Sendable (Int, Result) -> Void
 ) {
   guard count > 0 else { return }
-  let workers = max(1, min(jobs, count))
+  let workers =
+    count == 1 ? 1 : max(1, min(jobs ?? ProcessInfo.processInfo.activeProcessorCount, count))
   if workers == 1 {
-    // One file (or --jobs 1): no thread pool to start.
+    // One item or --jobs 1: no thread pool to start.
     for index in 0..<count { emit(index, work(index)) }
     return
   }

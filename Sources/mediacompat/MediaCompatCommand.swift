@@ -84,7 +84,7 @@ struct MediaCompatCommand: ParsableCommand {
 
   @Option(
     name: [.short, .long], help: "Check this many files at once (default: the number of cores).")
-  var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+  var jobs: Int?
 
   @Flag(name: [.short, .long], help: "Print nothing; only the exit status tells.")
   var quiet = false
@@ -97,7 +97,7 @@ struct MediaCompatCommand: ParsableCommand {
     if Delivery(rawValue: delivery) == nil {
       throw ValidationError("--delivery must be file or stream")
     }
-    guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+    if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
   }
 
   func run() throws {

@@ -65,7 +65,7 @@ struct MediaProbeCommand: ParsableCommand {
 
   @Option(
     name: [.short, .long], help: "Probe this many files at once (default: the number of cores).")
-  var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+  var jobs: Int?
 
   @Flag(name: [.short, .long], help: "Probe the files below directory arguments.")
   var recursive = false
@@ -85,7 +85,7 @@ struct MediaProbeCommand: ParsableCommand {
   var verbose = false
 
   func validate() throws {
-    guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+    if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
     if summary && ndjson { throw ValidationError("--summary and --ndjson cannot be combined") }
     if paths.filter({ $0 == "-" }).count > 1 { throw ValidationError("'-' can be given only once") }
   }

@@ -204,6 +204,21 @@ import Testing
     #expect(info.status == 0 && sndfileComplaints(info.text).isEmpty, "\(info.text)")
   }
 
+  @Test func unreadableInputWritesNothing() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("secret.wav")
+    try FileManager.default.copyItem(
+      atPath: packageRoot.appendingPathComponent("\(fixturesDirectory)/tone.wav").path,
+      toPath: path)
+    #expect(chmod(path, 0) == 0)
+    #expect(chmod(directory.url.path, 0o777) == 0)  // the output directory stays writable
+    let result = try runUnprivileged(
+      "media2wav", [path, "-o", directory.path("out.wav"), "--json"])
+    #expect(result.status == 1, "\(result.stderr)")
+    #expect(value(try result.json(), "error", "code") as? String == "permission_denied")
+    #expect(directory.contents == ["secret.wav"])
+  }
+
   @Test func noAudioStreamFailsAndWritesNothing() throws {
     let directory = try TemporaryDirectory()
     let result = try run(

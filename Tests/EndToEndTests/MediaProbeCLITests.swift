@@ -26,6 +26,19 @@ import Testing
     #expect(value(array, 1, "error", "code") as? String == "not_a_file")
   }
 
+  @Test func unreadableFile() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("secret.wav")
+    try FileManager.default.copyItem(
+      atPath: packageRoot.appendingPathComponent("\(fixturesDirectory)/tone.wav").path,
+      toPath: path)
+    #expect(chmod(path, 0) == 0)
+    let result = try runUnprivileged("mediaprobe", [path])
+    #expect(result.status == 1, "\(result.stderr)")
+    #expect(value(try result.json(), "error", "code") as? String == "permission_denied")
+    #expect(result.stderr.contains("secret.wav"))
+  }
+
   @Test func failuresDoNotStopTheOthers() throws {
     let result = try run(
       "mediaprobe", ["\(fixturesDirectory)/hostile_empty.mp4", "\(fixturesDirectory)/tone.wav"])

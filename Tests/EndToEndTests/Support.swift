@@ -91,6 +91,15 @@ func run(_ tool: String, _ arguments: [String], stdin: Data? = nil, in directory
     stderr: String(decoding: errorData, as: UTF8.self))
 }
 
+/// Runs a built tool as a user without privileges: through `setpriv` as `nobody` when the tests
+/// run as root (root reads every file), directly otherwise.
+func runUnprivileged(_ tool: String, _ arguments: [String]) throws -> Run {
+  guard geteuid() == 0 else { return try run(tool, arguments) }
+  let binary = productsDirectory.appendingPathComponent(tool).path
+  return try run(
+    "setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", binary] + arguments)
+}
+
 /// Runs mediaprobe on one fixture and returns its JSON object.
 func probe(_ fixture: String, _ options: [String] = []) throws -> [String: Any] {
   let result = try run("mediaprobe", options + ["\(fixturesDirectory)/\(fixture)"])
