@@ -80,13 +80,13 @@ final class ExtractionSession {
   private var effects: Effects?
   private var effectsConverter: Resampler?
   private var writer: WriterThread?
-  /// Output bytes waiting to be handed to the writer thread in `chunkBytes` pieces.
-  private let pending = ByteBuffer(capacity: 512 << 10)
+  /// The writer thread's buffer being filled; handed over once it holds `chunkBytes`.
+  private var pending: ByteBuffer?
   /// Float samples on their way through the effects; s32 samples on their way to packed s24.
   private let scratch = ByteBuffer()
   private let packed = ByteBuffer()
   private var samplesWritten: Int64 = 0
-  private static let chunkBytes = 256 << 10
+  private static let chunkBytes = 128 << 10
 
   init(input: InputFile, streamIndex: Int, options: ExtractOptions, output: OutputFile)
     throws(ExtractError)
@@ -309,7 +309,8 @@ final class ExtractionSession {
         writer = WriterThread(
           writer: try WAVWriter(
             fd: output.fd, format: chosen, seekable: output.seekable, reserveRF64: reserve,
-            rf64Limit: options.rf64Limit))
+            rf64Limit: options.rf64Limit),
+          bufferCapacity: Self.chunkBytes + Self.chunkBytes / 4)
       } catch {
         throw .output(error)
       }
@@ -381,6 +382,9 @@ final class ExtractionSession {
   /// Runs a conversion to the output encoding into the pending output (through `packed` for
   /// s24), and hands full chunks to the writer.
   private func output(_ convert: (ByteBuffer) throws -> Void) throws {
+    guard let writer else { return }
+    let pending = self.pending ?? writer.takeBuffer()
+    self.pending = pending
     if format?.encoding == .s24 {
       packed.removeAll()
       try convert(packed)
@@ -401,10 +405,11 @@ final class ExtractionSession {
   }
 
   private func flushPending() throws {
-    guard pending.count > 0, let writer, let format else { return }
-    try writer.submit(pending.array)
+    guard let pending, let writer, let format else { return }
+    self.pending = nil
+    guard pending.count > 0 else { return writer.recycle(pending) }
     samplesWritten += Int64(pending.count / format.blockAlign)
-    pending.removeAll()
+    try writer.submit(pending)
   }
 
   private func flushConverter() throws {

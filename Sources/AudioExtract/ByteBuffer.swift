@@ -6,7 +6,10 @@
 
 /// A growable byte buffer that C code (libswresample) writes into directly, without zero-filling
 /// or copying through Swift arrays: the hot path of an extraction moves gigabytes through it.
-final class ByteBuffer {
+///
+/// Unchecked `Sendable`: a buffer has one owner at a time. The decoding thread fills it, hands
+/// it to `WriterThread`, and touches it again only after the writer gave it back.
+final class ByteBuffer: @unchecked Sendable {
   private(set) var base: UnsafeMutableRawPointer
   private(set) var count = 0
   private var capacity: Int
@@ -39,9 +42,6 @@ final class ByteBuffer {
 
   /// The bytes, for reading.
   var contents: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
-
-  /// A copy of the bytes as an array (to hand to another thread).
-  var array: [UInt8] { Array(contents) }
 
   /// Forgets the bytes, keeping the storage.
   func removeAll() { count = 0 }

@@ -1,38 +1,65 @@
 import Dispatch
 import Synchronization
 
-/// Writes sample data on its own thread while the caller decodes the next packets, with a bounded
-/// number of buffers in flight (memory stays constant whatever the input's length).
+/// Writes sample data on its own thread while the caller decodes the next packets. A fixed set of
+/// buffers cycles between the two threads (the caller fills one, this thread writes it and hands
+/// it back empty), so memory stays the same whatever the input's length: no buffer is allocated
+/// or copied per chunk.
 final class WriterThread: Sendable {
   private struct State: ~Copyable {
     var writer: WAVWriter
     var error: OutputError?
+    /// Written buffers, empty, waiting to be filled again.
+    var spare: [ByteBuffer] = []
   }
 
-  private let queue = DispatchQueue(label: "mediatools.wav-writer")
-  private let slots = DispatchSemaphore(value: 8)
-  private let state: Mutex<State>
+  /// How many buffers exist at most (being filled, queued or being written).
+  private static let depth = 4
 
-  init(writer: consuming sending WAVWriter) {
+  private let queue = DispatchQueue(label: "mediatools.wav-writer")
+  private let slots = DispatchSemaphore(value: WriterThread.depth)
+  private let state: Mutex<State>
+  private let bufferCapacity: Int
+
+  /// A writer thread for `writer`, whose buffers start with room for `bufferCapacity` bytes.
+  init(writer: consuming sending WAVWriter, bufferCapacity: Int) {
     state = Mutex(State(writer: writer, error: nil))
+    self.bufferCapacity = bufferCapacity
   }
 
   /// The size of the header the writer wrote.
   var headerSize: Int { state.withLock { $0.writer.currentHeader.size } }
 
-  /// Queues `bytes` for writing; waits while 8 buffers are already queued.
+  /// An empty buffer to fill; waits while all of them are queued or being written.
+  func takeBuffer() -> ByteBuffer {
+    slots.wait()
+    return state.withLock { $0.spare.popLast() } ?? ByteBuffer(capacity: bufferCapacity)
+  }
+
+  /// Queues a filled buffer (from `takeBuffer`) for writing; the caller must not touch it again.
   ///
   /// - Throws: the first `OutputError` the writer met (a full disk, a closed pipe).
-  func submit(_ bytes: [UInt8]) throws(OutputError) {
-    if let error = state.withLock({ $0.error }) { throw error }
-    slots.wait()
+  func submit(_ buffer: ByteBuffer) throws(OutputError) {
+    if let error = state.withLock({ $0.error }) {
+      recycle(buffer)
+      throw error
+    }
     queue.async {
       self.state.withLock { state in
         guard state.error == nil else { return }
-        do throws(OutputError) { try state.writer.write(bytes) } catch { state.error = error }
+        do throws(OutputError) { try state.writer.write(buffer.contents) } catch {
+          state.error = error
+        }
       }
-      self.slots.signal()
+      self.recycle(buffer)
     }
+  }
+
+  /// Gives a buffer back, empty, and frees its slot.
+  func recycle(_ buffer: ByteBuffer) {
+    buffer.removeAll()
+    state.withLock { $0.spare.append(buffer) }
+    slots.signal()
   }
 
   /// Waits for the queued buffers, then finishes the file (pad byte, sizes, RF64).
