@@ -25,6 +25,8 @@ expected_frames=$((seconds * 192000))
 echo "test-large: wrote $size bytes"
 
 fail() { echo "test-large: FAILED: $*" >&2; exit 1; }
+# The header: RF64 (12) + ds64 (8 + 28) + extensible fmt (8 + 40) + fact (8 + 4) + data (8).
+[ "$size" -eq $((seconds * 12288000 + 116)) ] || fail "$size bytes, expected $((seconds * 12288000 + 116))"
 [ "$(head -c 4 "$work/big.wav")" = "RF64" ] || fail "the header is not RF64"
 [ "$(dd if="$work/big.wav" bs=1 skip=12 count=4 2>/dev/null)" = "ds64" ] || fail "no ds64 chunk"
 
