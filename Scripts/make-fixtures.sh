@@ -81,6 +81,11 @@ ff -f lavfi -i "$(tone 440 48000)" -f lavfi -i "$(tone 880 48000)" -t 1 -map 0:a
    -filter:a:0 "aformat=channel_layouts=stereo" -filter:a:1 "aformat=channel_layouts=5.1" -c:a libvorbis \
    -metadata:s:a:0 language=eng -metadata:s:a:1 language=fre -disposition:a:0 default -disposition:a:1 0 \
    "${bitexact[@]}" "$out/two_audio.mkv"
+# Two default audio streams, #1 (5.1) starting 8 s in: only #0 (mono) delivers packets while
+# libavformat probes, and ffmpeg's pick weighs that above channels and disposition, so it is #0.
+ff -t 10 -f lavfi -i "$(tone 440 48000)" -itsoffset 8 -t 1 -f lavfi -i "$(tone 660 48000)" -map 0:a -map 1:a \
+   -filter:a:1 "aformat=channel_layouts=5.1" -c:a libopus -b:a:0 8k -b:a:1 16k \
+   -disposition:a:0 default -disposition:a:1 default "${bitexact[@]}" "$out/late_surround.mkv"
 # An MP3 that switches from 22.05 kHz mono to 44.1 kHz stereo mid-stream (two streams concatenated).
 ff -f lavfi -i "$(tone 300 22050)" -t 1 -ac 1 -c:a libmp3lame -b:a 32k "${bitexact[@]}" /tmp/mediatools-a.mp3
 ff -f lavfi -i "$(tone 500 44100)" -t 1 -ac 2 -c:a libmp3lame -b:a 128k "${bitexact[@]}" /tmp/mediatools-b.mp3

@@ -27,12 +27,15 @@ extension StreamChoice {
       else { throw .streamNotFound("in language '\(language)'") }
       return index
     case .automatic:
-      // ffmpeg 5.1 (ffmpeg_opt.c): score = channels + 5,000,000 × default disposition; the first
-      // of equal scores wins.
+      // ffmpeg 5.1 (ffmpeg_opt.c): score = channels + 5,000,000 × default disposition
+      // + 100,000,000 × "packets arrived while probing" (a stream whose packets start late in
+      // the file loses); the first of equal scores wins.
       func score(_ index: Int) -> Int {
         let stream = input.stream(index).pointee
         let isDefault = stream.disposition & AV_DISPOSITION_DEFAULT != 0
+        let hasPackets = stream.event_flags & AVSTREAM_EVENT_FLAG_NEW_PACKETS != 0
         return Int(stream.codecpar.pointee.ch_layout.nb_channels) + (isDefault ? 5_000_000 : 0)
+          + (hasPackets ? 100_000_000 : 0)
       }
       var best = audio[0]
       for index in audio.dropFirst() where score(index) > score(best) { best = index }

@@ -34,8 +34,9 @@ struct Media2WavCommand: ParsableCommand {
       pass 4 GiB, a JUNK chunk is reserved and becomes ds64 (RF64) if it does. On standard output \
       the sizes are 0xFFFFFFFF ("read to the end") and there is no fact chunk.
 
-      STREAM: the default audio stream is the ffmpeg CLI's choice: a stream marked default, then \
-      the one with the most channels, then the first (--verbose prints it). --stream N picks the \
+      STREAM: the default audio stream is the ffmpeg CLI's choice: a stream that has packets near \
+      the start of the file, then one marked default, then the one with the most channels, then \
+      the first (--verbose prints it). --stream N picks the \
       N-th audio stream from 0 (as -map 0:a:N); --language picks by language tag.
 
       FORMAT: --format s16 by default (as -acodec pcm_s16le); auto keeps the source's depth \

@@ -247,6 +247,11 @@ import Testing
     #expect(
       try extract("two_audio.mkv", [], in: directory).samples
         == (try ffmpegPCM(input, stream: nil, format: "s16le")))
+    // Both default, #1 has more channels, but its packets start 8 s in: ffmpeg picks #0.
+    let late = "\(fixturesDirectory)/late_surround.mkv"
+    let lateDefault = try extract("late_surround.mkv", [], in: directory).samples
+    #expect(lateDefault == (try ffmpegPCM(late, stream: nil, format: "s16le")))
+    #expect(lateDefault == (try ffmpegPCM(late, stream: 0, format: "s16le")))
     let second = try ffmpegPCM(input, stream: 1, format: "s16le")
     #expect(try extract("two_audio.mkv", ["--stream", "1"], in: directory).samples == second)
     #expect(try extract("two_audio.mkv", ["--language", "fre"], in: directory).samples == second)
