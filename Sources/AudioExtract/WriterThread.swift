@@ -27,9 +27,6 @@ final class WriterThread: Sendable {
     self.bufferCapacity = bufferCapacity
   }
 
-  /// The size of the header the writer wrote.
-  var headerSize: Int { state.withLock { $0.writer.currentHeader.size } }
-
   /// An empty buffer to fill; waits while all of them are queued or being written.
   func takeBuffer() -> ByteBuffer {
     slots.wait()

@@ -206,11 +206,7 @@ import Testing
 
   @Test func unreadableInputWritesNothing() throws {
     let directory = try TemporaryDirectory()
-    let path = directory.path("secret.wav")
-    try FileManager.default.copyItem(
-      atPath: packageRoot.appendingPathComponent("\(fixturesDirectory)/tone.wav").path,
-      toPath: path)
-    #expect(chmod(path, 0) == 0)
+    let path = try unreadableCopy(named: "secret.wav", in: directory)
     #expect(chmod(directory.url.path, 0o777) == 0)  // the output directory stays writable
     let result = try runUnprivileged(
       "media2wav", [path, "-o", directory.path("out.wav"), "--json"])

@@ -28,11 +28,7 @@ import Testing
 
   @Test func unreadableFile() throws {
     let directory = try TemporaryDirectory()
-    let path = directory.path("secret.wav")
-    try FileManager.default.copyItem(
-      atPath: packageRoot.appendingPathComponent("\(fixturesDirectory)/tone.wav").path,
-      toPath: path)
-    #expect(chmod(path, 0) == 0)
+    let path = try unreadableCopy(named: "secret.wav", in: directory)
     let result = try runUnprivileged("mediaprobe", [path])
     #expect(result.status == 1, "\(result.stderr)")
     #expect(value(try result.json(), "error", "code") as? String == "permission_denied")

@@ -100,6 +100,16 @@ func runUnprivileged(_ tool: String, _ arguments: [String]) throws -> Run {
     "setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", binary] + arguments)
 }
 
+/// A copy of the `tone.wav` fixture named `name` in `directory`, with mode 000: only root may
+/// read it (see `runUnprivileged`).
+func unreadableCopy(named name: String, in directory: TemporaryDirectory) throws -> String {
+  let path = directory.path(name)
+  try FileManager.default.copyItem(
+    atPath: packageRoot.appendingPathComponent("\(fixturesDirectory)/tone.wav").path, toPath: path)
+  #expect(chmod(path, 0) == 0)
+  return path
+}
+
 /// Runs mediaprobe on one fixture and returns its JSON object.
 func probe(_ fixture: String, _ options: [String] = []) throws -> [String: Any] {
   let result = try run("mediaprobe", options + ["\(fixturesDirectory)/\(fixture)"])
