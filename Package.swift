@@ -9,6 +9,7 @@ let package = Package(
     .executable(name: "media2wav", targets: ["media2wav"]),
     .executable(name: "mediacompat", targets: ["mediacompat"]),
     .library(name: "MediaProbe", targets: ["MediaProbe"]),
+    .library(name: "Compatibility", targets: ["Compatibility"]),
     .library(name: "AudioExtract", targets: ["AudioExtract"]),
   ],
   dependencies: [
@@ -26,25 +27,28 @@ let package = Package(
     ),
     // The shared probe module: FFmpeg wrappers, the probe model, frame rate, duration,
     // orientation. No command-line code.
+    .target(name: "MediaProbe", dependencies: ["CFFmpeg"]),
+    // The platform database (one JSON file per platform, embedded in the binary) and the rule
+    // engine that checks a probed file against it. Only the tools that report verdicts link it.
     .target(
-      name: "MediaProbe", dependencies: ["CFFmpeg"],
+      name: "Compatibility", dependencies: ["MediaProbe"],
       resources: [
-        .embedInCode("Compatibility/Platforms/android-14.json"),
-        .embedInCode("Compatibility/Platforms/android-2.3.3.json"),
-        .embedInCode("Compatibility/Platforms/android-3.0.json"),
-        .embedInCode("Compatibility/Platforms/android-4.0.json"),
-        .embedInCode("Compatibility/Platforms/android-browser-2012.json"),
-        .embedInCode("Compatibility/Platforms/apple-hls.json"),
-        .embedInCode("Compatibility/Platforms/chrome.json"),
-        .embedInCode("Compatibility/Platforms/firefox.json"),
-        .embedInCode("Compatibility/Platforms/ios-17.json"),
-        .embedInCode("Compatibility/Platforms/ipad-browser-2012.json"),
-        .embedInCode("Compatibility/Platforms/iphone-2012.json"),
-        .embedInCode("Compatibility/Platforms/iphone-browser-2012.json"),
-        .embedInCode("Compatibility/Platforms/mobile-high.json"),
-        .embedInCode("Compatibility/Platforms/mobile-low.json"),
-        .embedInCode("Compatibility/Platforms/mobile-medium.json"),
-        .embedInCode("Compatibility/Platforms/safari.json"),
+        .embedInCode("Platforms/android-14.json"),
+        .embedInCode("Platforms/android-2.3.3.json"),
+        .embedInCode("Platforms/android-3.0.json"),
+        .embedInCode("Platforms/android-4.0.json"),
+        .embedInCode("Platforms/android-browser-2012.json"),
+        .embedInCode("Platforms/apple-hls.json"),
+        .embedInCode("Platforms/chrome.json"),
+        .embedInCode("Platforms/firefox.json"),
+        .embedInCode("Platforms/ios-17.json"),
+        .embedInCode("Platforms/ipad-browser-2012.json"),
+        .embedInCode("Platforms/iphone-2012.json"),
+        .embedInCode("Platforms/iphone-browser-2012.json"),
+        .embedInCode("Platforms/mobile-high.json"),
+        .embedInCode("Platforms/mobile-low.json"),
+        .embedInCode("Platforms/mobile-medium.json"),
+        .embedInCode("Platforms/safari.json"),
       ]
     ),
     // Decoding audio to PCM (libswresample) and the RIFF/RF64 writer. No command-line code.
@@ -59,7 +63,7 @@ let package = Package(
     .executableTarget(
       name: "mediaprobe",
       dependencies: [
-        "MediaProbe", "ToolSupport",
+        "MediaProbe", "Compatibility", "ToolSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -73,11 +77,12 @@ let package = Package(
     .executableTarget(
       name: "mediacompat",
       dependencies: [
-        "MediaProbe", "ToolSupport",
+        "MediaProbe", "Compatibility", "ToolSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
     .testTarget(name: "MediaProbeTests", dependencies: ["MediaProbe"]),
+    .testTarget(name: "CompatibilityTests", dependencies: ["Compatibility", "MediaProbe"]),
     .testTarget(name: "AudioExtractTests", dependencies: ["AudioExtract"]),
     .testTarget(name: "EndToEndTests", dependencies: ["MediaProbe"]),
   ],

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Compatibility
 import MediaProbe
 import Synchronization
 import ToolSupport

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Compatibility
 import MediaProbe
 import Synchronization
 import ToolSupport
@@ -110,16 +111,16 @@ struct MediaProbeCommand: ParsableCommand {
         encoder: JSONEncoder.mediaTools(compact: ndjson), summary: summary))
 
     orderedParallel(count: inputs.count, jobs: jobs) { index in
-      var outcome =
+      let outcome =
         switch inputs[index] {
         case .standardInput: prober.outcome(for: .standardInput, path: "-")
         case .path(let path): prober.outcome(for: .file(path), path: path)
         }
-      if case .success(var info) = outcome, !selected.isEmpty {
-        info.compat = selected.map { checker.check(info, on: $0) }
-        outcome = .success(info)
+      var compat: [PlatformVerdict]?
+      if case .success(let info) = outcome, !selected.isEmpty {
+        compat = selected.map { checker.check(info, on: $0) }
       }
-      return outcome
+      return ProbeRecord(outcome: outcome, compat: compat)
     } emit: { _, outcome in
       report.withLock { $0.add(outcome) }
     }
@@ -137,7 +138,8 @@ struct Report: ~Copyable {
   var rows: [[String]] = []
   var failures = 0
 
-  mutating func add(_ outcome: ProbeOutcome) {
+  mutating func add(_ record: ProbeRecord) {
+    let outcome = record.outcome
     if case .failure(let path, let error) = outcome {
       failures += 1
       Console.error("mediaprobe", "\(path): \(error.message)")
@@ -147,7 +149,7 @@ struct Report: ~Copyable {
       case .success(let info): rows.append(info.summaryColumns)
       case .failure(let path, let error): rows.append([path, "error", error.code, error.message])
       }
-    } else if let json = try? encoder.encode(outcome) {
+    } else if let json = try? encoder.encode(record) {
       writer.write(json)
     }
   }
@@ -156,5 +158,22 @@ struct Report: ~Copyable {
   func finish() -> Int {
     if summary { Console.out(formatTable(rows)) } else { writer.finish() }
     return failures
+  }
+}
+
+/// One input's JSON record: the probe's outcome and, for a probed file, the `compat` verdicts
+/// (`--compat`; null when not asked). The verdicts belong to this command, not to the probe
+/// model, so tools that only probe do not carry the platform database.
+struct ProbeRecord: Encodable, Sendable {
+  var outcome: ProbeOutcome
+  var compat: [PlatformVerdict]?
+
+  private enum CodingKeys: String, CodingKey { case compat }
+
+  func encode(to encoder: any Encoder) throws {
+    try outcome.encode(to: encoder)
+    guard case .success = outcome else { return }
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(NullEncoded(wrappedValue: compat), forKey: .compat)
   }
 }

@@ -192,7 +192,7 @@ import Testing
   }
 
   @Test func platformFilesValidateAgainstTheSchema() throws {
-    let folder = "Sources/MediaProbe/Compatibility/Platforms"
+    let folder = "Sources/Compatibility/Platforms"
     let names = try FileManager.default.contentsOfDirectory(
       atPath: packageRoot.appendingPathComponent(folder).path
     )

@@ -14,8 +14,6 @@ public struct MediaInfo: Codable, Sendable, Equatable {
   public var streams: [MediaStream]
   /// True when `--scan` demuxed every packet, so counts and durations are exact.
   public var scanned: Bool
-  /// Platform verdicts (`mediaprobe --compat P`, the mediacompat engine); null when not asked.
-  @NullEncoded public var compat: [PlatformVerdict]?
 }
 
 /// The container of a media file.

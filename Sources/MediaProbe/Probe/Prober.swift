@@ -80,7 +80,7 @@ public struct Prober: Sendable {
       path: path, sizeBytes: sizeBytes, container: container,
       duration: fileDuration(
         input, streams: streams, unknownSentinel: layout?.unknownDurationSentinel == true),
-      streams: streams, scanned: options.scan, compat: nil)
+      streams: streams, scanned: options.scan)
   }
 
   // MARK: - Opening untrusted inputs

@@ -1,3 +1,5 @@
+import MediaProbe
+
 /// A fact about a file that rules test: text, a number, a flag, or a display size.
 public enum Fact: Sendable, Equatable, CustomStringConvertible {
   case text(String)

@@ -1,3 +1,5 @@
+import MediaProbe
+
 /// An ffmpeg command that should make a file pass on a platform: copy what already plays, remux
 /// or retag where that is enough, re-encode only the streams that need it.
 public struct Suggestion: Codable, Sendable, Equatable {

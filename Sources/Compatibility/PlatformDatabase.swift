@@ -1,3 +1,5 @@
+import MediaProbe
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else

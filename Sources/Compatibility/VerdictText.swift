@@ -1,3 +1,5 @@
+import MediaProbe
+
 /// Human-readable verdicts and platform explanations (the tool's text output).
 public enum VerdictText {
   /// One file's verdicts: a line per platform, then each finding indented, with its fix and

@@ -1,3 +1,5 @@
+import MediaProbe
+
 /// A platform's playback capabilities, loaded from one JSON file of the database
 /// (`Compatibility/Platforms/*.json`, embedded in the binary; schema in
 /// `schemas/platform.schema.json`).

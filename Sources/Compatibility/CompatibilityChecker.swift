@@ -1,3 +1,5 @@
+import MediaProbe
+
 /// The verdict for a platform.
 public enum Verdict: String, Codable, Sendable, Comparable {
   /// Plays natively.

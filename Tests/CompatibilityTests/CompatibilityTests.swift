@@ -1,5 +1,6 @@
 import Testing
 
+@testable import Compatibility
 @testable import MediaProbe
 
 /// The platform database and the rule engine's semantics.
@@ -87,7 +88,7 @@ import Testing
         container: Container(
           formatName: "mov,mp4,m4a,3gp,3g2,mj2", formatLongName: nil, majorBrand: "isom",
           bitRate: nil, startTime: nil, fastStart: true, tags: [:]),
-        duration: nil, streams: [], scanned: false, compat: nil))
+        duration: nil, streams: [], scanned: false))
     facts.values.merge(values) { $1 }
     facts.hasVideo = true
     return facts
@@ -136,7 +137,7 @@ import Testing
         formatName: "mov,mp4,m4a,3gp,3g2,mj2", formatLongName: nil, majorBrand: "qt  ",
         bitRate: 1000,
         startTime: 0, fastStart: true, tags: [:]),
-      duration: nil, streams: [video], scanned: false, compat: nil)
+      duration: nil, streams: [video], scanned: false)
   }
 
   static func stream(
