@@ -19,7 +19,12 @@ swift package generate-manual --configuration debug --date 2026-01-01 \
   --authors "The MediaTools developers" >/dev/null 2>&1
 for tool in $tools; do
   [ -x "$bin/$tool" ] || swift build --product "$tool" >/dev/null
-  cp ".build/plugins/GenerateManual/outputs/$tool/$tool.1" "$work/man/$tool.1"
+  # The plugin writes "Ar subcommand" into every SYNOPSIS; our tools have no subcommands.
+  sed '/^\.Ar subcommand$/d' ".build/plugins/GenerateManual/outputs/$tool/$tool.1" > "$work/man/$tool.1"
+  if LC_ALL=C grep -n '[^ -~]' "$work/man/$tool.1" >&2; then
+    echo "$tool.1: non-ASCII text vanishes in man(1); write it in ASCII in the command's help" >&2
+    exit 1
+  fi
   "$bin/$tool" --generate-completion-script bash > "$work/completions/$tool.bash"
   "$bin/$tool" --generate-completion-script zsh > "$work/completions/_$tool"
   "$bin/$tool" --generate-completion-script fish > "$work/completions/$tool.fish"

@@ -183,6 +183,7 @@ _media2wav() {
         return
         ;;
     '--format')
+        __media2wav_add_completions -W 'u8'$'\n''s16'$'\n''s24'$'\n''s32'$'\n''f32'$'\n''f64'$'\n''auto'
         return
         ;;
     '--rate')

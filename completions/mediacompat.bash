@@ -163,7 +163,7 @@ _mediacompat() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(--suggest --json --ndjson --strict --list-platforms -q --quiet --version -h --help)
+    local -a non_repeating_flags=(--suggest --json --ndjson --strict --list-platforms -q --quiet -v --verbose --allow-references --version -h --help)
     local -a repeating_options=(-p --platform)
     local -a non_repeating_options=(--delivery --explain -j --jobs)
     __mediacompat_offer_flags_options -1
@@ -171,12 +171,15 @@ _mediacompat() {
     # Offer option value completions
     case "${prev}" in
     '-p'|'--platform')
+        __mediacompat_add_completions -W 'android-2.3.3'$'\n''android-3.0'$'\n''android-4.0'$'\n''android-browser-2012'$'\n''ipad-browser-2012'$'\n''iphone-2012'$'\n''iphone-browser-2012'$'\n''mobile-high'$'\n''mobile-low'$'\n''mobile-medium'$'\n''android-14'$'\n''apple-hls'$'\n''chrome'$'\n''firefox'$'\n''ios-17'$'\n''safari'$'\n''android'$'\n''iphone'$'\n''web'
         return
         ;;
     '--delivery')
+        __mediacompat_add_completions -W 'file'$'\n''stream'
         return
         ;;
     '--explain')
+        __mediacompat_add_completions -W 'android-2.3.3'$'\n''android-3.0'$'\n''android-4.0'$'\n''android-browser-2012'$'\n''ipad-browser-2012'$'\n''iphone-2012'$'\n''iphone-browser-2012'$'\n''mobile-high'$'\n''mobile-low'$'\n''mobile-medium'$'\n''android-14'$'\n''apple-hls'$'\n''chrome'$'\n''firefox'$'\n''ios-17'$'\n''safari'$'\n''android'$'\n''iphone'$'\n''web'
         return
         ;;
     '-j'|'--jobs')

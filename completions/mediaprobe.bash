@@ -163,7 +163,7 @@ _mediaprobe() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(--scan --summary --ndjson -r --recursive --allow-references -v --verbose --version -h --help)
+    local -a non_repeating_flags=(--scan --summary --ndjson -r --recursive --allow-references -q --quiet -v --verbose --version -h --help)
     local -a repeating_options=(--compat)
     local -a non_repeating_options=(-j --jobs)
     __mediaprobe_offer_flags_options -1
@@ -174,6 +174,7 @@ _mediaprobe() {
         return
         ;;
     '--compat')
+        __mediaprobe_add_completions -W 'android-2.3.3'$'\n''android-3.0'$'\n''android-4.0'$'\n''android-browser-2012'$'\n''ipad-browser-2012'$'\n''iphone-2012'$'\n''iphone-browser-2012'$'\n''mobile-high'$'\n''mobile-low'$'\n''mobile-medium'$'\n''android-14'$'\n''apple-hls'$'\n''chrome'$'\n''firefox'$'\n''ios-17'$'\n''safari'$'\n''android'$'\n''iphone'$'\n''web'
         return
         ;;
     esac

@@ -49,6 +49,11 @@ public enum PlatformDatabase {
   /// The raw JSON of a platform file (for schema validation and `--list-platforms --json`).
   public static func json(for id: String) -> [UInt8]? { files.first { $0.id == id }?.bytes }
 
+  /// Every name a command line may use: the ids, then the aliases (for shell completion).
+  public static var names: [String] {
+    all.map(\.id) + Set(all.flatMap(\.aliases)).sorted()
+  }
+
   /// The platforms a name selects: an id, or an alias (`iphone`, `android`, `web`).
   ///
   /// - Returns: nil when nothing has that name.

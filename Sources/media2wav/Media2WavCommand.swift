@@ -40,14 +40,14 @@ struct Media2WavCommand: ParsableCommand {
       N-th audio stream from 0 (as -map 0:a:N); --language picks by language tag.
 
       FORMAT: --format s16 by default (as -acodec pcm_s16le); auto keeps the source's depth \
-      (24-bit FLAC → s24, float codecs such as AAC, MP3, Opus → f32). --rate and --channels \
+      (24-bit FLAC to s24, float codecs such as AAC, MP3, Opus to f32). --rate and --channels \
       resample and down/upmix with libswresample; by default the source's rate and channels \
       are kept. Corrupt packets are skipped with a warning, as ffmpeg does; if the format \
       changes mid-stream, the rest is converted to the first frame's format.
 
       EXIT STATUS: 0 when every input was converted, 1 when any failed (no audio stream, \
       unreadable input, output exists, disk full ...), 64 for usage errors, 130/143 when \
-      interrupted by SIGINT/SIGTERM.
+      interrupted by SIGINT/SIGTERM. \(CommonHelp.dashes)
 
       EXAMPLES:
         media2wav interview.mp4                       # interview.wav, s16
@@ -87,7 +87,7 @@ struct Media2WavCommand: ParsableCommand {
     help: ArgumentHelp(
       "Sample encoding: u8, s16, s24, s32, f32, f64, or auto (keep the source's depth).",
       valueName: "format"))
-  var format: String = "s16"
+  var format: SampleFormatChoice = .s16
 
   @Option(help: ArgumentHelp("Output sample rate in Hz (default: the source's).", valueName: "hz"))
   var rate: Int?
@@ -120,24 +120,22 @@ struct Media2WavCommand: ParsableCommand {
     help: ArgumentHelp("Change the volume by this many decibels (e.g. -6).", valueName: "db"))
   var gain: Double?
 
-  @Option(name: [.short, .long], help: "Convert this many files at once (default: 1).")
-  var jobs: Int = 1
+  @OptionGroup var parallel: ParallelOptions
 
   @Flag(
     help: "Print a JSON report per file on standard output (an object, or an array for several).")
   var json = false
 
-  @Flag(name: [.short, .long], help: "No progress bar.")
-  var quiet = false
+  @OptionGroup var diagnostics: DiagnosticOptions
 
-  @Flag(
-    name: [.short, .long], help: "Print the chosen stream and FFmpeg's warnings on standard error.")
-  var verbose = false
+  @OptionGroup var input: InputOptions
 
-  @Flag(help: "Let playlists and lists (HLS, concat, ...) open the local files they name.")
-  var allowReferences = false
+  static func main() { mainAsTool() }
 
   func validate() throws {
+    if diagnostics.quiet && json {
+      throw ValidationError("--quiet prints no report; it cannot be combined with --json")
+    }
     if output != nil && outputDir != nil {
       throw ValidationError("-o and --output-dir cannot be combined")
     }
@@ -161,9 +159,6 @@ struct Media2WavCommand: ParsableCommand {
       throw ValidationError("--stream and --language cannot be combined")
     }
     if let stream, stream < 0 { throw ValidationError("--stream counts from 0") }
-    if format != "auto" && PCMEncoding(rawValue: format) == nil {
-      throw ValidationError("--format must be one of u8, s16, s24, s32, f32, f64, auto")
-    }
     if let rate, !(1...768_000).contains(rate) {
       throw ValidationError("--rate must be between 1 and 768000 Hz")
     }
@@ -182,7 +177,6 @@ struct Media2WavCommand: ParsableCommand {
       }
     }
     if let gain, !gain.isFinite { throw ValidationError("--gain must be a number of decibels") }
-    guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
     let targets = inputs.map(outputPath)
     if Set(targets).count != targets.count {
       throw ValidationError("two inputs would write the same output file")
@@ -205,7 +199,7 @@ struct Media2WavCommand: ParsableCommand {
     var options = ExtractOptions()
     options.stream =
       stream.map(StreamChoice.audioIndex) ?? language.map(StreamChoice.language) ?? .automatic
-    options.encoding = PCMEncoding(rawValue: format)
+    options.encoding = format.encoding
     options.sampleRate = rate
     options.channels = channels
     options.start = start?.seconds
@@ -213,26 +207,27 @@ struct Media2WavCommand: ParsableCommand {
     options.fadeIn = fadeIn
     options.fadeOut = fadeOut
     options.gainDB = gain
-    options.allowReferences = allowReferences
+    options.allowReferences = input.allowReferences
     return options
   }
 
   func run() throws {
     installInterruptHandlers(cleanup: TemporaryFiles.removeAll)
     ignoreBrokenPipe()
-    (verbose ? FFmpegLogLevel.warning : .quiet).apply()
+    diagnostics.ffmpegLogLevel.apply()
     let extractor = AudioExtractor(options: options)
     let inputs = self.inputs
     let destinations = inputs.map { input -> OutputDestination in
       let path = outputPath(for: input)
       return path == "-" ? .standardOutput : .file(path: path, overwrite: force)
     }
+    let jobs = parallel.jobs
     let showBar = inputs.count == 1 || jobs == 1
-    let (quiet, verbose) = (self.quiet, self.verbose)
+    let (quiet, verbose) = (diagnostics.quiet, diagnostics.verbose)
     let report = Mutex(
       ReportWriter(
         writer: json ? JSONStreamWriter(layout: inputs.count == 1 ? .single : .array) : nil,
-        verbose: verbose))
+        verbose: verbose, quiet: quiet))
 
     orderedParallel(count: inputs.count, jobs: jobs) { index in
       let input = inputs[index]
@@ -265,18 +260,21 @@ enum Outcome: Sendable {
 struct ReportWriter: ~Copyable {
   var writer: JSONStreamWriter?
   let verbose: Bool
+  /// `--quiet`: errors only, no warnings.
+  let quiet: Bool
   var failures = 0
   private let encoder = JSONEncoder.mediaTools()
 
-  init(writer: JSONStreamWriter?, verbose: Bool) {
+  init(writer: JSONStreamWriter?, verbose: Bool, quiet: Bool) {
     self.writer = writer
     self.verbose = verbose
+    self.quiet = quiet
   }
 
   mutating func add(_ outcome: Outcome) {
     switch outcome {
     case .success(let report):
-      for warning in report.warnings {
+      for warning in report.warnings where !quiet {
         Console.error("media2wav", "\(report.input): warning: \(warning)")
       }
       if verbose {
@@ -304,4 +302,12 @@ struct ReportWriter: ~Copyable {
     writer?.finish()
     return failures
   }
+}
+
+/// `--format`: a PCM encoding, or `auto` to keep the source's depth.
+enum SampleFormatChoice: String, CaseIterable, ExpressibleByArgument {
+  case u8, s16, s24, s32, f32, f64, auto
+
+  /// The encoding to write; nil for `auto`.
+  var encoding: PCMEncoding? { PCMEncoding(rawValue: rawValue) }
 }

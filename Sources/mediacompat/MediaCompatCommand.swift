@@ -26,8 +26,8 @@ struct MediaCompatCommand: ParsableCommand {
 
       For each file and platform the verdict is PASS, WARN (may not play everywhere: not \
       guaranteed, hardware-dependent, or a value is unknown) or FAIL, with every failing rule: \
-      the field, the file's value, the limit, the reason, the source, and the fix it needs — \
-      remux (container or codec tag only, e.g. hev1 → hvc1), transcode-audio or transcode-video. \
+      the field, the file's value, the limit, the reason, the source, and the fix it needs: \
+      remux (container or codec tag only, e.g. hev1 to hvc1), transcode-audio or transcode-video. \
       --suggest prints an ffmpeg command that would make the file pass (copying what already \
       plays). Without --platform, a table across all platforms.
 
@@ -36,8 +36,8 @@ struct MediaCompatCommand: ParsableCommand {
       needs HTTP Live Streaming (with the historical 10 MB note on iphone-2012).
 
       EXIT STATUS: 0 every file passes every requested platform (warnings allowed), 1 some file \
-      fails (with --strict, warnings fail too), 2 a file could not be probed or a platform is \
-      unknown, 64 usage errors.
+      fails (with --strict, warnings fail too), 2 a file could not be probed, 64 usage errors \
+      (an unknown option or platform name). \(CommonHelp.dashes)
 
       EXAMPLES:
         mediacompat --platform ios-17 upload.mp4 || echo "needs work"
@@ -54,7 +54,8 @@ struct MediaCompatCommand: ParsableCommand {
   @Option(
     name: [.short, .long],
     help: ArgumentHelp(
-      "Platforms or aliases, comma-separated or repeated (default: all).", valueName: "platform"))
+      "Platforms or aliases, comma-separated or repeated (default: all).", valueName: "platform"),
+    completion: .list(PlatformDatabase.names))
   var platform: [String] = []
 
   @Flag(help: "Print an ffmpeg command that would make each failing file pass.")
@@ -73,60 +74,62 @@ struct MediaCompatCommand: ParsableCommand {
     help: ArgumentHelp(
       "How the file is delivered: file (default) or stream (adds streaming advisories).",
       valueName: "kind"))
-  var delivery: String = "file"
+  var delivery: Delivery = .file
 
   @Flag(help: "List the platforms (with --json: as JSON).")
   var listPlatforms = false
 
   @Option(
     help: ArgumentHelp(
-      "Print a platform's rules in words, with their sources.", valueName: "platform"))
+      "Print a platform's rules in words, with their sources.", valueName: "platform"),
+    completion: .list(PlatformDatabase.names))
   var explain: String?
 
-  @Option(
-    name: [.short, .long], help: "Check this many files at once (default: the number of cores).")
-  var jobs: Int?
+  @OptionGroup var parallel: ParallelOptions
 
-  @Flag(name: [.short, .long], help: "Print nothing; only the exit status tells.")
-  var quiet = false
+  @OptionGroup var diagnostics: DiagnosticOptions
+
+  @OptionGroup var input: InputOptions
+
+  static func main() { mainAsTool() }
 
   func validate() throws {
     if !listPlatforms && explain == nil && paths.isEmpty {
       throw ValidationError("give files to check, --list-platforms or --explain")
     }
     if json && ndjson { throw ValidationError("--json and --ndjson cannot be combined") }
-    if Delivery(rawValue: delivery) == nil {
-      throw ValidationError("--delivery must be file or stream")
+    if diagnostics.quiet && (json || ndjson) {
+      throw ValidationError(
+        "--quiet prints no report; it cannot be combined with --json or --ndjson")
     }
-    if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+    do {
+      _ = try PlatformDatabase.resolve(list: platform + (explain.map { [$0] } ?? []))
+    } catch {
+      throw ValidationError("\(error) (see --list-platforms)")
+    }
   }
 
   func run() throws {
     ignoreBrokenPipe()
-    FFmpegLogLevel.quiet.apply()
+    diagnostics.ffmpegLogLevel.apply()
     if listPlatforms { return try printPlatforms() }
     if let explain { return try printExplanation(explain) }
 
-    let selected: [Platform]
-    do {
-      selected = try PlatformDatabase.resolve(list: platform)
-    } catch {
-      Console.error("mediacompat", "\(error) (see --list-platforms)")
-      throw ExitCode(ExitStatus.unchecked)
-    }
+    let selected = (try? PlatformDatabase.resolve(list: platform)) ?? []
     let platforms = selected.isEmpty ? PlatformDatabase.all : selected
-    let checker = CompatibilityChecker(delivery: Delivery(rawValue: delivery)!)
-    let prober = Prober()
+    let checker = CompatibilityChecker(delivery: delivery)
+    let prober = Prober(options: ProbeOptions(allowReferences: input.allowReferences))
     let suggest = self.suggest
     let layout: JSONStreamWriter.Layout = ndjson ? .lines : paths.count == 1 ? .single : .array
     let output = Mutex(
       CompatReport(
         writer: json || ndjson ? JSONStreamWriter(layout: layout) : nil,
-        encoder: JSONEncoder.mediaTools(compact: ndjson), quiet: quiet, table: selected.isEmpty,
+        encoder: JSONEncoder.mediaTools(compact: ndjson), quiet: diagnostics.quiet,
+        table: selected.isEmpty,
         platforms: platforms, strict: strict))
     let paths = self.paths
 
-    orderedParallel(count: paths.count, jobs: jobs) { index in
+    orderedParallel(count: paths.count, jobs: parallel.jobs) { index in
       let path = paths[index]
       let source: InputSource = path == "-" ? .standardInput : .file(path)
       switch prober.outcome(for: source, path: path) {
@@ -168,10 +171,7 @@ struct MediaCompatCommand: ParsableCommand {
   }
 
   func printExplanation(_ name: String) throws {
-    guard let platforms = PlatformDatabase.resolve(name) else {
-      Console.error("mediacompat", "unknown platform '\(name)' (see --list-platforms)")
-      throw ExitCode(ExitStatus.unchecked)
-    }
+    let platforms = PlatformDatabase.resolve(name) ?? []  // checked in validate()
     Console.out(platforms.map(PlatformExplanation.text).joined(separator: "\n"))
   }
 }
@@ -214,7 +214,7 @@ struct CompatReport: ~Copyable {
     switch result {
     case .failure(let path, let error):
       status = ExitStatus.unchecked
-      if !quiet { Console.error("mediacompat", "\(path): \(error.message)") }
+      Console.error("mediacompat", "\(path): \(error.message)")
       if writer != nil,
         let data = try? encoder.encode(
           ErrorRecord(path: path, code: error.code, message: error.message))
@@ -261,3 +261,5 @@ struct CompatReport: ~Copyable {
     return status
   }
 }
+
+extension Delivery: ExpressibleByArgument {}

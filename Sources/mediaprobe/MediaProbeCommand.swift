@@ -37,7 +37,8 @@ struct MediaProbeCommand: ParsableCommand {
       playlists or lists that open other resources (HLS, DASH, concat, image patterns, IMF) are \
       refused unless --allow-references is given.
 
-      EXIT STATUS: 0 when every input was probed, 1 when any input failed, 64 for usage errors.
+      EXIT STATUS: 0 when every input was probed, 1 when any input failed, 64 for usage errors \
+      (an unknown option or platform name). \(CommonHelp.dashes)
 
       EXAMPLES:
         mediaprobe clip.mp4 | jq '.streams[0].video.orientation'
@@ -64,53 +65,53 @@ struct MediaProbeCommand: ParsableCommand {
   )
   var ndjson = false
 
-  @Option(
-    name: [.short, .long], help: "Probe this many files at once (default: the number of cores).")
-  var jobs: Int?
+  @OptionGroup var parallel: ParallelOptions
 
   @Flag(name: [.short, .long], help: "Probe the files below directory arguments.")
   var recursive = false
 
-  @Flag(
-    help:
-      "Let playlists and lists (HLS, DASH, concat, image patterns) open the local files they name.")
-  var allowReferences = false
+  @OptionGroup var input: InputOptions
 
   @Option(
     help: ArgumentHelp(
       "Add mediacompat's verdicts for these platforms (comma-separated ids or aliases) as \"compat\".",
-      valueName: "platform"))
+      valueName: "platform"),
+    completion: .list(PlatformDatabase.names))
   var compat: [String] = []
 
-  @Flag(name: [.short, .long], help: "Print FFmpeg's warnings on standard error.")
-  var verbose = false
+  @OptionGroup var diagnostics: DiagnosticOptions
+
+  static func main() { mainAsTool() }
 
   func validate() throws {
-    if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
     if summary && ndjson { throw ValidationError("--summary and --ndjson cannot be combined") }
+    if diagnostics.quiet && (summary || ndjson) {
+      throw ValidationError(
+        "--quiet prints no report; it cannot be combined with --summary or --ndjson")
+    }
+    do {
+      _ = try PlatformDatabase.resolve(list: compat)
+    } catch {
+      throw ValidationError("\(error) (see mediacompat --list-platforms)")
+    }
     if paths.filter({ $0 == "-" }).count > 1 { throw ValidationError("'-' can be given only once") }
   }
 
   func run() throws {
     ignoreBrokenPipe()
-    (verbose ? FFmpegLogLevel.warning : .quiet).apply()
+    diagnostics.ffmpegLogLevel.apply()
     let inputs = expandInputs(paths, recursive: recursive)
-    let prober = Prober(options: ProbeOptions(scan: scan, allowReferences: allowReferences))
-    let platforms: [Platform]
-    do {
-      platforms = try PlatformDatabase.resolve(list: compat)
-    } catch {
-      throw ValidationError("\(error) (see mediacompat --list-platforms)")
-    }
+    let prober = Prober(options: ProbeOptions(scan: scan, allowReferences: input.allowReferences))
+    let selected = (try? PlatformDatabase.resolve(list: compat)) ?? []
     let checker = CompatibilityChecker()
-    let selected = platforms
     let single = paths.count == 1 && inputs.count == 1 && inputs[0].display == paths[0]
     let report = Mutex(
       Report(
         writer: JSONStreamWriter(layout: ndjson ? .lines : single ? .single : .array),
-        encoder: JSONEncoder.mediaTools(compact: ndjson), summary: summary))
+        encoder: JSONEncoder.mediaTools(compact: ndjson), summary: summary,
+        quiet: diagnostics.quiet))
 
-    orderedParallel(count: inputs.count, jobs: jobs) { index in
+    orderedParallel(count: inputs.count, jobs: parallel.jobs) { index in
       let outcome =
         switch inputs[index] {
         case .standardInput: prober.outcome(for: .standardInput, path: "-")
@@ -135,6 +136,8 @@ struct Report: ~Copyable {
   var writer: JSONStreamWriter
   let encoder: JSONEncoder
   let summary: Bool
+  /// `--quiet`: no report, only the error messages.
+  let quiet: Bool
   var rows: [[String]] = []
   var failures = 0
 
@@ -144,6 +147,7 @@ struct Report: ~Copyable {
       failures += 1
       Console.error("mediaprobe", "\(path): \(error.message)")
     }
+    if quiet { return }
     if summary {
       switch outcome {
       case .success(let info): rows.append(info.summaryColumns)
@@ -156,6 +160,7 @@ struct Report: ~Copyable {
 
   /// Writes what is still pending and returns the number of failed inputs.
   func finish() -> Int {
+    if quiet { return failures }
     if summary { Console.out(formatTable(rows)) } else { writer.finish() }
     return failures
   }

@@ -1,0 +1,96 @@
+import ArgumentParser
+import MediaProbe
+
+#if canImport(Glibc)
+  import Glibc
+#else
+  import Darwin
+#endif
+
+/// What a tool says besides its output, the same in every tool: `--quiet` and `--verbose`.
+public struct DiagnosticOptions: ParsableArguments, Sendable {
+  /// `--quiet`: no report, no progress, no warnings.
+  @Flag(
+    name: [.short, .long],
+    help: """
+      Print no report and no progress or warnings: only errors reach standard error, and the \
+      exit status tells the outcome.
+      """)
+  public var quiet = false
+
+  /// `--verbose`: FFmpeg's warnings too.
+  @Flag(name: [.short, .long], help: "Also print FFmpeg's warnings on standard error.")
+  public var verbose = false
+
+  /// No options given.
+  public init() {}
+
+  /// `--quiet` and `--verbose` contradict each other.
+  public func validate() throws {
+    if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be combined") }
+  }
+
+  /// How much FFmpeg itself may print: warnings with `--verbose`, nothing otherwise (the tools
+  /// report errors themselves).
+  public var ffmpegLogLevel: FFmpegLogLevel { verbose ? .warning : .quiet }
+}
+
+/// How many files a tool works on at once: `--jobs`.
+public struct ParallelOptions: ParsableArguments, Sendable {
+  /// `--jobs`: nil means one per core.
+  @Option(
+    name: [.short, .long],
+    help: ArgumentHelp(
+      "Work on this many files at once (default: the number of cores); the output keeps the input order.",
+      valueName: "n"))
+  public var jobs: Int?
+
+  /// No options given.
+  public init() {}
+
+  /// `--jobs` counts from 1.
+  public func validate() throws {
+    if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+  }
+}
+
+/// How untrusted inputs may be opened: `--allow-references`.
+public struct InputOptions: ParsableArguments, Sendable {
+  /// `--allow-references`: let referencing demuxers open local files.
+  @Flag(
+    help:
+      "Let playlists and lists (HLS, DASH, concat, image patterns) open the local files they name."
+  )
+  public var allowReferences = false
+
+  /// No options given.
+  public init() {}
+}
+
+/// Text shared by every tool's manual page.
+public enum CommonHelp {
+  /// How to name a file that starts with `-`.
+  public static let dashes = """
+    A file whose name starts with '-' goes after '--' (mediaprobe -- -clip.mp4); an unknown \
+    option is a usage error (exit 64).
+    """
+}
+
+extension ParsableCommand {
+  /// Parses the command line and runs the command, as `main()` does, except that a cluster of
+  /// short options containing `-h` is refused instead of printing the help: a file named
+  /// `-dash.m4a` must be an error (exit 64), not a help page and exit 0 that a script takes for
+  /// success.
+  public static func mainAsTool() {
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    for argument in arguments.prefix(while: { $0 != "--" })
+    where argument.hasPrefix("-") && !argument.hasPrefix("--") && argument.count > 2
+      && argument.dropFirst().contains("h")
+    {
+      exit(
+        withError: ValidationError(
+          "unknown option '\(argument)' (put file names that start with '-' after '--')"))
+    }
+    main(arguments)
+  }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+
+/// What the three tools share on the command line: usage errors, `--`, `--quiet`, platforms.
+@Suite struct CommandLineTests {
+  static let tools = ["mediaprobe", "media2wav", "mediacompat"]
+
+  /// A file whose name starts with '-' is a usage error (64), never the help page and exit 0;
+  /// after '--' it is a file.
+  @Test(arguments: tools)
+  func dashNamedFiles(_ tool: String) throws {
+    let directory = try TemporaryDirectory()
+    try FileManager.default.copyItem(
+      atPath: packageRoot.appendingPathComponent("\(fixturesDirectory)/tone.wav").path,
+      toPath: directory.path("-dash.m4a"))
+    let refused = try run(tool, ["-dash.m4a"], in: directory.url)
+    #expect(refused.status == 64, "\(tool): \(refused.stderr)")
+    #expect(refused.text.isEmpty, "\(tool) printed \(refused.text.prefix(80))")
+    let options = tool == "mediacompat" ? ["--platform", "chrome"] : []
+    let accepted = try run(tool, options + ["--", "-dash.m4a"], in: directory.url)
+    #expect(accepted.status == (tool == "mediacompat" ? 1 : 0), "\(tool): \(accepted.stderr)")
+    #expect(
+      tool != "media2wav" || FileManager.default.fileExists(atPath: directory.path("-dash.wav")))
+  }
+
+  /// `--quiet` means the same in every tool: no report, errors still on stderr; asking for a
+  /// report as well is a usage error.
+  @Test func quietMeansNoReport() throws {
+    let good = "\(fixturesDirectory)/tone.wav"
+    let missing = "\(fixturesDirectory)/no-such-file.wav"
+    let probe = try run("mediaprobe", ["--quiet", good, missing])
+    #expect(probe.status == 1)
+    #expect(probe.text.isEmpty)
+    #expect(probe.stderr.contains("no-such-file.wav"))
+    #expect(try run("mediaprobe", ["-q", good]).status == 0)
+    #expect(try run("mediaprobe", ["-q", "--ndjson", good]).status == 64)
+    #expect(try run("mediacompat", ["-q", "--json", "--platform", "chrome", good]).status == 64)
+    #expect(try run("mediacompat", ["-q", "--ndjson", good]).status == 64)
+    #expect(try run("media2wav", ["-q", "--json", good, "-o", "-"]).status == 64)
+    let compat = try run("mediacompat", ["-q", "--platform", "chrome", missing])
+    #expect(compat.status == 2)
+    #expect(compat.text.isEmpty)
+    #expect(compat.stderr.contains("no-such-file.wav"))
+    #expect(try run("mediaprobe", ["-q", "-v", good]).status == 64)
+  }
+
+  /// An unknown platform is a usage error in both tools that take platforms.
+  @Test func unknownPlatformIsAUsageError() throws {
+    let good = "\(fixturesDirectory)/tone.wav"
+    #expect(try run("mediaprobe", ["--compat", "windows-phone", good]).status == 64)
+    #expect(try run("mediacompat", ["--platform", "windows-phone", good]).status == 64)
+    #expect(try run("mediacompat", ["--explain", "windows-phone"]).status == 64)
+  }
+
+  /// Choices are offered by shell completion.
+  @Test func completionOffersChoices() throws {
+    let media2wav = try run("media2wav", ["--generate-completion-script", "bash"])
+    let words = { (values: [String]) in values.map { "'\($0)'" }.joined(separator: "$'\\n'") }
+    #expect(media2wav.text.contains(words(["u8", "s16", "s24", "s32", "f32", "f64", "auto"])))
+    let compat = try run("mediacompat", ["--generate-completion-script", "bash"])
+    #expect(compat.text.contains(words(["file", "stream"])))
+    #expect(compat.text.contains(words(["chrome", "firefox", "ios-17", "safari"])))
+  }
+}
