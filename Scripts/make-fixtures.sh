@@ -33,10 +33,13 @@ ff -f lavfi -i "$(video 320x240 30)" -f lavfi -i "$(tone)" -t 1 -c:v mpeg4 -b:v 
 ff -f lavfi -i "$(video 160x120 30)" -frames:v 40 -vf "settb=1/300,setpts='if(lt(N,10),N*30,300+(N-10)*10)'" \
    -fps_mode passthrough -video_track_timescale 300 "${x264[@]}" -bf 0 "${bitexact[@]}" "$out/vfr.mp4"
 
-# Interlaced by construction (x264 MBAFF, top field first), in MP4 and MKV.
+# Interlaced by construction (x264 MBAFF, top field first; and bottom field first in MKV). The
+# frames are marked progressive before encoding, so the containers say nothing or "progressive"
+# (Matroska), while the fields' order in the bitstream is the one chosen.
 for ext in mp4 mkv; do
-  ff -f lavfi -i "$(video 320x240 30)" -t 1 "${x264[@]}" -flags +ildct+ilme -x264-params tff=1 "${bitexact[@]}" "$out/interlaced_tff.$ext"
+  ff -f lavfi -i "$(video 320x240 30)" -t 1 -vf setfield=tff,setparams=field_mode=prog "${x264[@]}" -flags +ildct+ilme -x264-params tff=1 "${bitexact[@]}" "$out/interlaced_tff.$ext"
 done
+ff -f lavfi -i "$(video 320x240 30)" -t 1 -vf setfield=bff,setparams=field_mode=prog "${x264[@]}" -flags +ildct+ilme -x264-params bff=1 "${bitexact[@]}" "$out/interlaced_bff.mkv"
 
 # Anamorphic: 240x180 stored with SAR 4:3, so it displays at 320x180 (DAR 16:9).
 ff -f lavfi -i "$(video 240x180 25)" -t 1 -vf setsar=4/3 "${x264[@]}" "${bitexact[@]}" "$out/anamorphic.mp4"
@@ -59,6 +62,43 @@ MATRICES
 # Fragmented MP4 whose headers say "unknown" (0xFFFFFFFF), 1.000 s really: ffprobe prints 335544 s.
 ff -f lavfi -i "$(video 160x120 25)" -t 1 "${x264[@]}" -movflags frag_keyframe+empty_moov "${bitexact[@]}" "$out/fragmented_unknown_duration.mp4"
 python3 Scripts/mp4patch.py unknown-duration "$out/fragmented_unknown_duration.mp4"
+
+# --- Probe truth (issue 9): what headers get wrong, each known by construction ---------------
+# Streams that start at different times: video 0-2.000 s; PCM audio 0.500-2.500 s (the file is
+# 2.500 s, the union); and in FLV video 0.300-2.300 s with audio 0-2.000 s (2.300 s).
+for ext in mkv mov; do
+  ff -t 2 -f lavfi -i "$(video 160x120 30)" -itsoffset 0.5 -t 2 -f lavfi -i "$(tone 440 48000)" -map 0:v -map 1:a \
+     "${x264[@]}" -c:a pcm_s16le "${bitexact[@]}" "$out/offset_audio_late.$ext"
+done
+ff -t 2 -itsoffset 0.3 -f lavfi -i "$(video 160x120 30)" -t 2 -f lavfi -i "$(tone 440 44100)" -map 0:v -map 1:a \
+   "${x264[@]}" -c:a pcm_s16le "${bitexact[@]}" "$out/offset_video_late.flv"
+# An edit list that trims: 4 s recorded (keyframes every 2 s), cut to 2.55 s from 1.45 s with
+# stream copy, so the elst starts the presentation inside the stored GOP.
+ff -f lavfi -i "$(video 160x120 30)" -f lavfi -i "$(tone 440 48000)" -t 4 "${x264[@]}" -g 60 "${aac[@]}" "${bitexact[@]}" /tmp/mediatools-4s.mp4
+ff -ss 1.45 -i /tmp/mediatools-4s.mp4 -t 2.55 -c copy "${bitexact[@]}" "$out/editlist_trim.mp4"
+rm -f /tmp/mediatools-4s.mp4
+# Partly fragmented: the first fragment's 15 samples in moov, the other 45 in moof boxes (2.000 s).
+ff -f lavfi -i "$(video 160x120 30)" -t 2 "${x264[@]}" -g 15 -movflags frag_keyframe "${bitexact[@]}" "$out/fragmented_partial.mp4"
+# An mdat whose size field runs 1 MB past the end of the file though every sample is inside.
+cp "$out/h264_25fps.mp4" "$out/mdat_past_eof.mp4"
+python3 Scripts/mp4patch.py grow-mdat "$out/mdat_past_eof.mp4" 1000000
+# AVI: the header counts 51 video frames where 50 are stored; PCM audio counted in samples.
+ff -f lavfi -i "$(video 160x120 25)" -f lavfi -i "$(tone 440 44100)" -t 2 -c:v mpeg4 -c:a libmp3lame "${bitexact[@]}" "$out/avi_mp3.avi"
+ff -f lavfi -i "$(video 160x120 25)" -f lavfi -i "$(tone 440 44100)" -t 2 -c:v mpeg4 -c:a pcm_s16le "${bitexact[@]}" "$out/avi_pcm.avi"
+# 32-bit FLAC (FFmpeg 5.1 reads its header but cannot parse its frames): 1.5 s at 48 kHz.
+sox -n -b 32 -r 48000 -c 1 /tmp/mediatools-32.wav synth 1.5 sine 440 vol 0.5
+flac -f --silent -o "$out/flac_32bit.flac" /tmp/mediatools-32.wav
+rm -f /tmp/mediatools-32.wav
+# A 30 fps Matroska file whose DefaultDuration says 1 ms (avg_frame_rate 1000/1).
+ff -f lavfi -i "$(video 160x120 30)" -t 3 "${x264[@]}" "${bitexact[@]}" "$out/framerate_bad_header.mkv"
+python3 - "$out/framerate_bad_header.mkv" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+at = data.find(b"\x23\xe3\x83")  # DefaultDuration, 4-byte value
+assert data[at + 3] == 0x84, "unexpected DefaultDuration size"
+data[at + 4:at + 8] = (1_000_000).to_bytes(4, "big")
+open(sys.argv[1], "wb").write(data)
+PY
 
 # --- Audio ------------------------------------------------------------------------------------
 ff -f lavfi -i "color=c=red:size=64x64" -frames:v 1 "${bitexact[@]}" /tmp/mediatools-cover.png

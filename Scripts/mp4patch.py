@@ -4,6 +4,7 @@
   mp4patch.py matrix FILE A B C D   set the first video track's tkhd matrix to (a, b, c, d),
                                     with the translation that keeps the picture at the origin
   mp4patch.py unknown-duration FILE set the movie and track durations to all ones ("unknown")
+  mp4patch.py grow-mdat FILE N      make the last box (mdat) claim N bytes past the end of the file
 """
 import struct
 import sys
@@ -78,10 +79,21 @@ def set_unknown_duration(path):
     open(path, "wb").write(data)
 
 
+def grow_mdat(path, extra):
+    """Makes the last top-level box (mdat) claim `extra` bytes more than the file holds."""
+    data = bytearray(open(path, "rb").read())
+    kind, offset, header, size = list(boxes(data, 0, len(data)))[-1]
+    assert kind == "mdat" and header == 8, "the last box is not mdat"
+    struct.pack_into(">I", data, offset, size + extra)
+    open(path, "wb").write(data)
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 7 and sys.argv[1] == "matrix":
         set_matrix(sys.argv[2], *(int(v) for v in sys.argv[3:7]))
     elif len(sys.argv) == 3 and sys.argv[1] == "unknown-duration":
         set_unknown_duration(sys.argv[2])
+    elif len(sys.argv) == 4 and sys.argv[1] == "grow-mdat":
+        grow_mdat(sys.argv[2], int(sys.argv[3]))
     else:
         sys.exit(__doc__)

@@ -9,7 +9,8 @@ packages=(
   ffmpeg            # ffmpeg/ffprobe: fixtures and the test oracle
   mediainfo         # benchmark peer
   sndfile-programs  # sndfile-info: WAV header validation
-  sox               # soxi: WAV header validation
+  sox               # soxi: WAV header validation; 32-bit WAV for a fixture
+  flac              # the flac encoder: a 32-bit FLAC fixture (FFmpeg 5.1 cannot write one)
   jq                # README examples, demo
   time              # /usr/bin/time: peak memory in the benchmark
   bc                # arithmetic in the benchmark

@@ -165,7 +165,7 @@ _mediacompat() {
     local -a repeating_flags=()
     local -a non_repeating_flags=(--suggest --json --ndjson --strict --list-platforms -q --quiet -v --verbose --allow-references --version -h --help)
     local -a repeating_options=(-p --platform)
-    local -a non_repeating_options=(--delivery --explain -j --jobs)
+    local -a non_repeating_options=(--delivery --explain -j --jobs --timeout)
     __mediacompat_offer_flags_options -1
 
     # Offer option value completions
@@ -183,6 +183,9 @@ _mediacompat() {
         return
         ;;
     '-j'|'--jobs')
+        return
+        ;;
+    '--timeout')
         return
         ;;
     esac

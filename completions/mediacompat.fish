@@ -20,7 +20,7 @@ function __mediacompat_parse_tokens -S
     set -l unparsed_tokens (__mediacompat_tokens -pc)
     switch $unparsed_tokens[1]
     case 'mediacompat'
-        __mediacompat_parse_subcommand -r 1 'p/platform=+' 'suggest' 'json' 'ndjson' 'strict' 'delivery=' 'list-platforms' 'explain=' 'j/jobs=' 'q/quiet' 'v/verbose' 'allow-references' 'version' 'h/help'
+        __mediacompat_parse_subcommand -r 1 'p/platform=+' 'suggest' 'json' 'ndjson' 'strict' 'delivery=' 'list-platforms' 'explain=' 'j/jobs=' 'q/quiet' 'v/verbose' 'allow-references' 'timeout=' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __mediacompat_parse_subcommand -r 1 'version'
@@ -89,6 +89,7 @@ complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_o
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" q quiet' -s 'q' -l 'quiet' -d 'Print no report and no progress or warnings: only errors reach standard error, and the exit status tells the outcome.'
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" v verbose' -s 'v' -l 'verbose' -d 'Also print FFmpeg\'s warnings on standard error.'
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" allow-references' -l 'allow-references' -d 'Let playlists and lists (HLS, DASH, concat, image patterns) open the local files they name.'
+complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" timeout' -l 'timeout' -d 'Give up on an input after this many seconds (error code timeout); the others go on. A FIFO that nobody writes to fails after 10 s without it.' -rfka ''
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" version' -l 'version' -d 'Show the version.'
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_positional "mediacompat" -eq 1' -fa 'help' -d 'Show subcommand help information.'

@@ -165,12 +165,15 @@ _mediaprobe() {
     local -a repeating_flags=()
     local -a non_repeating_flags=(--scan --summary --ndjson -r --recursive --allow-references -q --quiet -v --verbose --version -h --help)
     local -a repeating_options=(--compat)
-    local -a non_repeating_options=(-j --jobs)
+    local -a non_repeating_options=(-j --jobs --timeout)
     __mediaprobe_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '-j'|'--jobs')
+        return
+        ;;
+    '--timeout')
         return
         ;;
     '--compat')

@@ -20,7 +20,7 @@ function __mediaprobe_parse_tokens -S
     set -l unparsed_tokens (__mediaprobe_tokens -pc)
     switch $unparsed_tokens[1]
     case 'mediaprobe'
-        __mediaprobe_parse_subcommand -r 1 'scan' 'summary' 'ndjson' 'j/jobs=' 'r/recursive' 'allow-references' 'compat=+' 'q/quiet' 'v/verbose' 'version' 'h/help'
+        __mediaprobe_parse_subcommand -r 1 'scan' 'summary' 'ndjson' 'j/jobs=' 'r/recursive' 'allow-references' 'timeout=' 'compat=+' 'q/quiet' 'v/verbose' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __mediaprobe_parse_subcommand -r 1 'version'
@@ -83,6 +83,7 @@ complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" j jobs' -s 'j' -l 'jobs' -d 'Work on this many files at once (default: the number of cores); the output keeps the input order.' -rfka ''
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" r recursive' -s 'r' -l 'recursive' -d 'Probe the files below directory arguments.'
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" allow-references' -l 'allow-references' -d 'Let playlists and lists (HLS, DASH, concat, image patterns) open the local files they name.'
+complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" timeout' -l 'timeout' -d 'Give up on an input after this many seconds (error code timeout); the others go on. A FIFO that nobody writes to fails after 10 s without it.' -rfka ''
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe"' -l 'compat' -d 'Add mediacompat\'s verdicts for these platforms (comma-separated ids or aliases) as "compat".' -rfka 'android-2.3.3 android-3.0 android-4.0 android-browser-2012 ipad-browser-2012 iphone-2012 iphone-browser-2012 mobile-high mobile-low mobile-medium android-14 apple-hls chrome firefox ios-17 safari android iphone web'
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" q quiet' -s 'q' -l 'quiet' -d 'Print no report and no progress or warnings: only errors reach standard error, and the exit status tells the outcome.'
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" v verbose' -s 'v' -l 'verbose' -d 'Also print FFmpeg\'s warnings on standard error.'

@@ -32,7 +32,8 @@ public struct AudioExtractor: Sendable {
   ) throws(ExtractError) -> ExtractionReport {
     let input: InputFile
     do {
-      (input, _) = try Prober.open(source, allowReferences: options.allowReferences)
+      input = try Prober.open(
+        source, options: ProbeOptions(allowReferences: options.allowReferences))
     } catch {
       throw .input(error)
     }

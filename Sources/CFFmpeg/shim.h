@@ -15,6 +15,7 @@ static inline int mt_averror(int e) { return AVERROR(e); }
 static const int mt_averror_eof = AVERROR_EOF;
 static const int mt_averror_invaliddata = AVERROR_INVALIDDATA;
 static const int mt_averror_eagain = AVERROR(EAGAIN);
+static const int mt_averror_exit = AVERROR_EXIT;
 static const int64_t mt_nopts_value = AV_NOPTS_VALUE;
 static const int mt_time_base = AV_TIME_BASE;
 

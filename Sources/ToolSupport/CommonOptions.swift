@@ -67,6 +67,26 @@ public struct InputOptions: ParsableArguments, Sendable {
   public init() {}
 }
 
+/// How long one input may take: `--timeout`.
+public struct TimeLimitOptions: ParsableArguments, Sendable {
+  /// `--timeout`: seconds per input; nil means no limit.
+  @Option(
+    help: ArgumentHelp(
+      "Give up on an input after this many seconds (error code timeout); the others go on. A FIFO that nobody writes to fails after 10 s without it.",
+      valueName: "seconds"))
+  public var timeout: Double?
+
+  /// No options given.
+  public init() {}
+
+  /// A time limit is a positive number of seconds.
+  public func validate() throws {
+    if let timeout, !(timeout > 0 && timeout.isFinite) {
+      throw ValidationError("--timeout must be a positive number of seconds")
+    }
+  }
+}
+
 /// Text shared by every tool's manual page.
 public enum CommonHelp {
   /// How to name a file that starts with `-`.

@@ -91,6 +91,8 @@ struct MediaCompatCommand: ParsableCommand {
 
   @OptionGroup var input: InputOptions
 
+  @OptionGroup var limits: TimeLimitOptions
+
   static func main() { mainAsTool() }
 
   func validate() throws {
@@ -118,7 +120,8 @@ struct MediaCompatCommand: ParsableCommand {
     let selected = (try? PlatformDatabase.resolve(list: platform)) ?? []
     let platforms = selected.isEmpty ? PlatformDatabase.all : selected
     let checker = CompatibilityChecker(delivery: delivery)
-    let prober = Prober(options: ProbeOptions(allowReferences: input.allowReferences))
+    let prober = Prober(
+      options: ProbeOptions(allowReferences: input.allowReferences, timeout: limits.timeout))
     let suggest = self.suggest
     let layout: JSONStreamWriter.Layout = ndjson ? .lines : paths.count == 1 ? .single : .array
     let output = Mutex(

@@ -31,7 +31,7 @@ struct MediaProbeCommand: ParsableCommand {
       A file that cannot be probed is reported in its place as \
       {"path": ..., "error": {"code": ..., "message": ...}} and the others still run. Codes: \
       not_found, not_a_file, permission_denied, empty, unrecognized_format, truncated, corrupt, \
-      refused_reference, read_error.
+      refused_reference, read_error, timeout.
 
       Inputs are treated as untrusted: only local files and standard input are read, and \
       playlists or lists that open other resources (HLS, DASH, concat, image patterns, IMF) are \
@@ -72,6 +72,8 @@ struct MediaProbeCommand: ParsableCommand {
 
   @OptionGroup var input: InputOptions
 
+  @OptionGroup var limits: TimeLimitOptions
+
   @Option(
     help: ArgumentHelp(
       "Add mediacompat's verdicts for these platforms (comma-separated ids or aliases) as \"compat\".",
@@ -101,7 +103,9 @@ struct MediaProbeCommand: ParsableCommand {
     ignoreBrokenPipe()
     diagnostics.ffmpegLogLevel.apply()
     let inputs = expandInputs(paths, recursive: recursive)
-    let prober = Prober(options: ProbeOptions(scan: scan, allowReferences: input.allowReferences))
+    let prober = Prober(
+      options: ProbeOptions(
+        scan: scan, allowReferences: input.allowReferences, timeout: limits.timeout))
     let selected = (try? PlatformDatabase.resolve(list: compat)) ?? []
     let checker = CompatibilityChecker()
     let single = paths.count == 1 && inputs.count == 1 && inputs[0].display == paths[0]

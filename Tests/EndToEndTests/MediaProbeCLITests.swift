@@ -78,6 +78,41 @@ import Testing
     #expect(value(json, "streams", 0, "video", "width") as? Int == 320)
   }
 
+  /// A FIFO is read once, through the descriptor opened for it (the MP4 box walk never opens
+  /// the path again, which would block); one nobody writes to, or whose writer stalls, fails
+  /// with `timeout` instead of hanging the batch.
+  @Test(arguments: ["mediaprobe", "mediacompat"])
+  func fifos(_ tool: String) throws {
+    let directory = try TemporaryDirectory()
+    let fifo = directory.path("clip.mp4")
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let binary = productsDirectory.appendingPathComponent(tool).path
+    let fixture = packageRoot.appendingPathComponent("\(fixturesDirectory)/h264_25fps.mp4").path
+    let platform = tool == "mediacompat" ? "--platform chrome --json" : ""
+    // A writer: the file probes as from a pipe (no size, no fast start), complete.
+    let fed = try run(
+      "bash", ["-c", "cat '\(fixture)' > '\(fifo)' & '\(binary)' \(platform) '\(fifo)'; wait"])
+    #expect(fed.status == 0, "\(fed.stderr)")
+    if tool == "mediaprobe" {
+      #expect(value(try fed.json(), "streams", 0, "frame_count") as? Int == 25)
+      #expect(value(try fed.json(), "size_bytes") == nil)
+    }
+    // No writer, and a writer that stalls after 1000 bytes: timeout, in about the limit.
+    // (The stalled writer is this shell itself: it holds the FIFO open for writing on fd 3.)
+    for writer in ["true", "exec 3<>'\(fifo)'; head -c 1000 '\(fixture)' >&3"] {
+      let started = Date()
+      let stalled = try run(
+        "bash",
+        [
+          "-c",
+          "\(writer)\n'\(binary)' --timeout 1 \(platform) '\(fifo)'; s=$?; exit $s",
+        ])
+      #expect(stalled.status == (tool == "mediacompat" ? 2 : 1), "\(writer): \(stalled.stderr)")
+      #expect(stalled.text.contains("\"timeout\""), "\(writer): \(stalled.text)")
+      #expect(Date().timeIntervalSince(started) < 3.5, "\(writer)")
+    }
+  }
+
   @Test func recursiveInInputOrderWithParallelJobs() throws {
     let serial = try run(
       "mediaprobe", ["--ndjson", "--jobs", "1", "--recursive", fixturesDirectory])

@@ -75,16 +75,20 @@ import Testing
     #expect(value(json, "duration", "seconds") as? Double == 2.0)
   }
 
-  @Test func interlaced() throws {
-    // x264 MBAFF, top field first. The MP4 muxer wrote the field order ('fiel'); the Matroska
-    // file carries none, ffprobe calls it progressive, and the decoded frame says interlaced
-    // without a reliable order (no picture timing SEI), so the order is unknown, not wrong.
-    let mp4 = try #require(firstStream(try probe("interlaced_tff.mp4"), "video")?["video"])
-    #expect(value(mp4, "interlaced") as? Bool == true)
-    #expect(value(mp4, "field_order") as? String == "tt")
-    let mkv = try #require(firstStream(try probe("interlaced_tff.mkv"), "video")?["video"])
-    #expect(value(mkv, "interlaced") as? Bool == true)
-    #expect(value(mkv, "field_order") == nil)
+  @Test(arguments: [
+    ("interlaced_tff.mp4", "tt", "TFF"), ("interlaced_tff.mkv", "tt", "TFF"),
+    ("interlaced_bff.mkv", "bb", "BFF"),
+  ])
+  func interlaced(_ fixture: String, _ order: String, _ mediainfo: String) throws {
+    // x264 MBAFF with the field order chosen by construction. The MP4 muxer wrote it ('fiel');
+    // Matroska says "progressive" (so does ffprobe); the decoded frame knows (H.264 derives it
+    // from the fields' picture order counts), and so does MediaInfo.
+    let video = try #require(firstStream(try probe(fixture), "video")?["video"])
+    #expect(value(video, "interlaced") as? Bool == true)
+    #expect(value(video, "field_order") as? String == order)
+    let scan = try run(
+      "mediainfo", ["--Inform=Video;%ScanType% %ScanOrder%", "\(fixturesDirectory)/\(fixture)"])
+    #expect(scan.text.trimmingCharacters(in: .whitespacesAndNewlines) == "MBAFF \(mediainfo)")
   }
 
   @Test(arguments: [
@@ -113,9 +117,15 @@ import Testing
   }
 
   @Test func unknownDurationSentinel() throws {
-    // Headers say 0xFFFFFFFF ("unknown"); the clip is 25 frames at 25 fps.
+    // Headers say 0xFFFFFFFF ("unknown"); the clip is 25 frames at 25 fps. Without a scan the
+    // fragments' own sample durations give it; the sentinel is never reported.
     let plain = try probe("fragmented_unknown_duration.mp4")
-    #expect(value(plain, "duration", "estimated") as? Bool == true)
+    #expect(value(plain, "duration", "seconds") as? Double == 1.0)
+    #expect(value(plain, "duration", "estimated") as? Bool == false)
+    #expect(value(plain, "duration", "source") as? String == "fragments")
+    #expect((plain["warnings"] as? [String])?.contains("duration_sentinel") == true)
+    #expect(firstStream(plain, "video")?["frame_count"] as? Int == 25)
+    #expect(value(firstStream(plain, "video"), "duration", "seconds") as? Double == 1.0)
     let scanned = try probe("fragmented_unknown_duration.mp4", ["--scan"])
     #expect(value(scanned, "duration", "seconds") as? Double == 1.0)
     #expect(value(scanned, "duration", "estimated") as? Bool == false)

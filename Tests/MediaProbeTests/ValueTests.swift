@@ -91,18 +91,56 @@ import Testing
     #expect(scan.durationTicks == 600)
   }
 
+  static func scan(_ timestamps: [Int64], durations: Int64 = 0) -> TimestampScan {
+    var scan = TimestampScan()
+    for timestamp in timestamps { scan.add(timestamp: timestamp, duration: durations) }
+    scan.finish()
+    return scan
+  }
+
   @Test func scannedRateSnapsToNominalWithinRounding() {
-    // 24 frames over 999 ticks of 1 ms: 24 fps within ±1 ms; 20 frames over 2 s is not 24.
+    // 24 fps in 1 ms ticks: frames start at round(n * 1000 / 24), 41 or 42 ticks apart.
     let ms = Rational(1, 1000)!
-    let snapped = MediaStream.scannedRate(
-      frames: 24, ticks: 999, timeBase: ms, constant: true, nominal: Rational(24, 1))
-    #expect(snapped == Rational(24, 1))
-    let vfr = MediaStream.scannedRate(
-      frames: 24, ticks: 999, timeBase: ms, constant: false, nominal: Rational(24, 1))
-    #expect(vfr == Rational(24000, 999))
-    let far = MediaStream.scannedRate(
-      frames: 40, ticks: 2000, timeBase: ms, constant: true, nominal: Rational(30, 1))
-    #expect(far == Rational(20, 1))
+    let rounded = Self.scan((0..<48).map { Int64((Double($0) * 1000 / 24).rounded()) })
+    #expect(rounded.mode == .cfr)
+    #expect(
+      MediaStream.scannedRate(rounded, timeBase: ms, nominal: Rational(24, 1)) == Rational(24, 1))
+    // Exactly 50 ms apart: 20 fps, whatever the header says.
+    let even = Self.scan((0..<40).map { Int64($0) * 50 }, durations: 50)
+    #expect(
+      MediaStream.scannedRate(even, timeBase: ms, nominal: Rational(30, 1)) == Rational(20, 1))
+    // VFR: frames / span (10 frames of 100 ms, 30 of 33.3 ms over 2 s = 20 fps).
+    let steps: [Int64] = (0..<40).map { (n: Int) -> Int64 in
+      n < 10 ? Int64(n * 30) : Int64(300 + (n - 10) * 10)
+    }
+    let vfr = Self.scan(steps)
+    #expect(vfr.mode == .vfr)
+    #expect(MediaStream.scannedRate(vfr, timeBase: Rational(1, 300)!, nominal: nil) != nil)
+  }
+
+  @Test func skippedAndDiscardedSamplesAreNotPresented() {
+    // An MP3 at 1/44100: 3 frames of 1152 samples, 1105 skipped at the start (LAME delay + 529)
+    // and 227 discarded at the end: 3456 - 1332 = 2124 presented samples.
+    var mp3 = TimestampScan()
+    mp3.add(timestamp: 0, duration: 1152, skip: 1105)
+    mp3.add(timestamp: 1152, duration: 1152)
+    mp3.add(timestamp: 2304, duration: 1152, discard: 227)
+    mp3.finish()
+    #expect(mp3.start == 1105)
+    #expect(mp3.durationTicks == 2124)
+    #expect(mp3.packetCount == 3)
+    // AAC in MP4 after an edit list: a discarded packet carries the skip for the next ones; a
+    // packet wholly before the presentation start is not counted.
+    var aac = TimestampScan()
+    aac.addDiscarded(timestamp: -3072, skip: 3072 + 100)
+    aac.add(timestamp: -1024, duration: 1024)
+    aac.add(timestamp: 0, duration: 1024)
+    aac.add(timestamp: 1024, duration: 1024)
+    aac.finish()
+    #expect(aac.start == 100)
+    #expect(aac.packetCount == 2)
+    aac.clampEnd(to: 2000)
+    #expect(aac.durationTicks == 1900)
   }
 
   @Test func roundedMillisecondsAreStillCFR() {

@@ -10,6 +10,11 @@ public enum DurationSource: String, Codable, Sendable {
   case bitrate
   /// `--scan` demuxed every packet: exact.
   case scan
+  /// The MP4 movie fragments' own durations (`mehd`, or the `trun` sample durations), read from
+  /// the boxes because the headers hold the "unknown" sentinel.
+  case fragments
+  /// The MP3 Xing frame count with the LAME tag's delay and padding: the gapless length.
+  case header
 }
 
 /// An exact duration, as AVFoundation's `CMTime`: `value / timescale` seconds.

@@ -7,20 +7,12 @@ public enum InputSource: Sendable, Equatable {
   /// The process's standard input.
   case standardInput
 
-  /// The libavformat URL: the `file:` or `pipe:` protocol only, so a file named `http:x`
-  /// is still a local file.
+  /// The name libavformat sees (demuxers log it, and some look at its extension); the bytes
+  /// always come from our own `ByteSource`, so no protocol is ever chosen from it.
   var url: String {
     switch self {
     case .file(let path): return "file:" + path
     case .standardInput: return "pipe:0"
-    }
-  }
-
-  /// The only protocols libavformat may use for this input and anything it opens.
-  var protocolWhitelist: String {
-    switch self {
-    case .file: return "file"
-    case .standardInput: return "pipe"
     }
   }
 }
@@ -45,76 +37,74 @@ package enum OpenFailure: Error {
 
 /// An open, demuxed input (`AVFormatContext`), closed with `avformat_close_input`.
 ///
-/// The format is probed first on our own `AVIOContext` so a demuxer that would open other
-/// resources is refused before it reads its header.
+/// Its bytes come from a `ByteSource` through a custom `AVIOContext`; the format is probed on it
+/// first so a demuxer that would open other resources is refused before it reads its header.
+/// Nested opens (a playlist's entries, with `allowReferences`) may use the `file` protocol only.
 package final class InputFile {
   package let pointer: UnsafeMutablePointer<AVFormatContext>
-  /// Our custom I/O context: libavformat does not close it, we do.
+  /// The input's bytes (also read by the MP4 box walk, through the same descriptor).
+  package let source: ByteSource
+  /// Our custom I/O context: libavformat does not free it, we do.
   private var io: UnsafeMutablePointer<AVIOContext>?
 
-  /// Opens and probes `source`, then reads stream information.
+  /// Probes `source`'s bytes, then reads stream information.
   ///
-  /// - Parameter allowReferences: let playlist-like demuxers open other local files.
+  /// - Parameters:
+  ///   - name: the name libavformat sees (`file:path`).
+  ///   - allowReferences: let playlist-like demuxers open other local files.
   /// - Throws: `OpenFailure`.
-  package init(source: InputSource, allowReferences: Bool) throws(OpenFailure) {
-    let url = source.url
-    var options: OpaquePointer? = nil
-    defer { av_dict_free(&options) }
-    av_dict_set(&options, "protocol_whitelist", source.protocolWhitelist, 0)
-
-    var io: UnsafeMutablePointer<AVIOContext>? = nil
-    var interrupt = Interruption.callback
-    let opened = avio_open2(&io, url, AVIO_FLAG_READ, &interrupt, &options)
-    guard opened >= 0, let io else { throw .io(FFmpegError(code: opened)) }
-
+  package init(source: ByteSource, name: String, allowReferences: Bool) throws(OpenFailure) {
+    self.source = source
+    guard let io = source.makeIOContext() else { throw .io(.posix(ENOMEM)) }
+    var owned: UnsafeMutablePointer<AVIOContext>? = io
     var format: UnsafePointer<AVInputFormat>? = nil
-    let score = av_probe_input_buffer2(io, &format, url, nil, 0, 0)
+    let score = av_probe_input_buffer2(io, &format, name, nil, 0, 0)
     guard score >= 0, let format else {
-      var owned: UnsafeMutablePointer<AVIOContext>? = io
-      avio_closep(&owned)
+      ByteSource.freeIOContext(&owned)
       let error = FFmpegError(code: score)
       throw error.isInvalidData || error.isEndOfFile ? .unrecognized : .io(error)
     }
-    let name = String(cString: format.pointee.name)
+    let demuxer = String(cString: format.pointee.name)
     if !allowReferences
-      && !Set(name.split(separator: ",").map(String.init)).isDisjoint(with: referencingDemuxers)
+      && !Set(demuxer.split(separator: ",").map(String.init)).isDisjoint(with: referencingDemuxers)
     {
-      var owned: UnsafeMutablePointer<AVIOContext>? = io
-      avio_closep(&owned)
-      throw .refused(demuxer: name)
+      ByteSource.freeIOContext(&owned)
+      throw .refused(demuxer: demuxer)
     }
-
     guard let allocated = avformat_alloc_context() else {
-      var owned: UnsafeMutablePointer<AVIOContext>? = io
-      avio_closep(&owned)
+      ByteSource.freeIOContext(&owned)
       throw .io(.posix(ENOMEM))
     }
     allocated.pointee.pb = io
     allocated.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
-    allocated.pointee.interrupt_callback = interrupt
+    allocated.pointee.interrupt_callback = source.interruptCallback
     var context: UnsafeMutablePointer<AVFormatContext>? = allocated
-    var openOptions: OpaquePointer? = nil
-    defer { av_dict_free(&openOptions) }
-    av_dict_set(&openOptions, "protocol_whitelist", source.protocolWhitelist, 0)
-    let result = avformat_open_input(&context, url, format, &openOptions)
+    var options: OpaquePointer? = nil
+    defer { av_dict_free(&options) }
+    av_dict_set(&options, "protocol_whitelist", "file", 0)
+    let result = avformat_open_input(&context, name, format, &options)
     guard result >= 0, let context else {
-      // avformat_open_input freed the context on failure; the custom I/O is ours to close.
-      var owned: UnsafeMutablePointer<AVIOContext>? = io
-      avio_closep(&owned)
-      throw .unreadable(demuxer: name, FFmpegError(code: result))
+      // avformat_open_input freed the context on failure; the custom I/O is ours to free.
+      ByteSource.freeIOContext(&owned)
+      throw source.shouldStop
+        ? .io(FFmpegError(code: mt_averror_exit))
+        : .unreadable(demuxer: demuxer, FFmpegError(code: result))
     }
     self.pointer = context
     self.io = io
     let info = avformat_find_stream_info(context, nil)
-    if info < 0 { throw .unreadable(demuxer: name, FFmpegError(code: info)) }
+    if info < 0 {
+      throw source.shouldStop
+        ? .io(FFmpegError(code: mt_averror_exit))
+        : .unreadable(demuxer: demuxer, FFmpegError(code: info))
+    }
   }
 
   deinit {
     var context: UnsafeMutablePointer<AVFormatContext>? = pointer
     avformat_close_input(&context)
-    avio_closep(&io)
+    ByteSource.freeIOContext(&io)
   }
-
   /// The demuxer's short name (`mov,mp4,m4a,3gp,3g2,mj2`, `matroska,webm`, ...).
   package var formatName: String { String(cString: pointer.pointee.iformat.pointee.name) }
 

@@ -11,9 +11,4 @@ public enum Interruption {
 
   /// True once `request()` was called.
   public static var isRequested: Bool { requested.load(ordering: .relaxed) }
-
-  /// The callback libavformat polls during blocking I/O.
-  static var callback: AVIOInterruptCB {
-    AVIOInterruptCB(callback: { _ in Interruption.isRequested ? 1 : 0 }, opaque: nil)
-  }
 }

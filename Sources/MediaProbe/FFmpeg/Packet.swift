@@ -25,6 +25,9 @@ package final class Packet {
   package var dts: Int64? { pointer.pointee.dts == mt_nopts_value ? nil : pointer.pointee.dts }
   /// Duration in the stream's time base (0 when unknown).
   package var duration: Int64 { pointer.pointee.duration }
+  /// The demuxer marks the packet as not presented (outside an MP4 edit list): decoders still
+  /// decode it, for the frames that follow, but drop what it yields.
+  package var isDiscarded: Bool { pointer.pointee.flags & AV_PKT_FLAG_DISCARD != 0 }
   /// The packet is marked corrupt by the demuxer.
   package var isCorrupt: Bool { pointer.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 }
 }

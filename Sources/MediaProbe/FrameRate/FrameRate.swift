@@ -10,8 +10,11 @@ public struct FrameRate: Codable, Sendable, Equatable {
   /// `avg_frame_rate`; null when FFmpeg reports 0/0.
   @NullEncoded public var average: Rational?
   /// The rate to trust: the scan's exact rate for a CFR clip, otherwise `average` unless it is
-  /// implausible, otherwise `nominal`.
+  /// implausible, otherwise `nominal`; when the headers contradict each other, the rate the
+  /// first packets' timestamps show.
   @NullEncoded public var best: Rational?
+  /// Where `best` came from: `header`, `timestamps` (the first packets) or `scan`.
+  @NullEncoded public var source: FrameRateSource? = nil
   /// `cfr` or `vfr`, from the timestamps (only with `--scan`).
   @NullEncoded public var mode: FrameRateMode?
   /// The lowest instantaneous rate (1 / the longest frame duration), only with `--scan`.
@@ -26,6 +29,15 @@ public struct FrameRate: Codable, Sendable, Equatable {
     self.nominal = nominal
     self.average = average
     self.best = FrameRate.plausible(average, against: nominal) ?? nominal
+    self.source = best == nil ? nil : .header
+  }
+
+  /// The headers' rates are missing, implausible or disagree by more than 1%: the timestamps
+  /// must decide.
+  var headersDisagree: Bool {
+    guard let nominal, let average else { return true }
+    if FrameRate.plausible(average, against: nominal) == nil || nominal.value > 240 { return true }
+    return abs(nominal.value - average.value) > 0.01 * nominal.value
   }
 
   /// `average` unless it is missing or clearly a time base rather than a rate (above 240 fps and
@@ -35,6 +47,16 @@ public struct FrameRate: Codable, Sendable, Equatable {
     if let nominal, average.value > 240, average.value > 2 * nominal.value { return nil }
     return average
   }
+}
+
+/// Where a stream's `best` frame rate came from.
+public enum FrameRateSource: String, Codable, Sendable {
+  /// The container's rates (`r_frame_rate` / `avg_frame_rate`), which agree.
+  case header
+  /// The timestamps of the first packets (a bounded read) because the headers disagreed.
+  case timestamps
+  /// Every packet's timestamps (`--scan`).
+  case scan
 }
 
 /// Constant or variable frame rate, decided from timestamps.

@@ -14,6 +14,46 @@ public struct MediaInfo: Codable, Sendable, Equatable {
   public var streams: [MediaStream]
   /// True when `--scan` demuxed every packet, so counts and durations are exact.
   public var scanned: Bool
+  /// Things a script should know that did not stop the probe, as stable codes (see
+  /// `ProbeWarning`), e.g. `duration_from_bitrate` or `mdat_size_past_eof`.
+  public var warnings: [ProbeWarning] = []
+}
+
+/// Something a probe noticed that did not stop it. Encoded as its stable code.
+public enum ProbeWarning: String, Codable, Sendable, Comparable {
+  /// The file's duration was estimated from the bit rate and the file size (not exact).
+  case durationFromBitrate = "duration_from_bitrate"
+  /// The container's duration holds the "unknown" sentinel (0xFFFFFFFF); the duration reported
+  /// comes from elsewhere (the movie fragments, a scan) or is null.
+  case durationSentinel = "duration_sentinel"
+  /// The MP4 `mdat` box claims to extend past the end of the file, but every sample lies inside.
+  case mdatSizePastEOF = "mdat_size_past_eof"
+  /// A container's frame count was left out (null) because it disagrees with what the file
+  /// stores or presents (an AVI header, an edit-listed MP4).
+  case indexCountUntrusted = "index_count_untrusted"
+  /// The frame rate in the headers was implausible or self-contradictory; `best` comes from the
+  /// timestamps of the first packets.
+  case frameRateFromTimestamps = "frame_rate_from_timestamps"
+  /// The time limit (`--timeout`) stopped the scan before the end; counts are partial.
+  case scanIncomplete = "scan_incomplete"
+
+  /// Sorted by code.
+  public static func < (a: ProbeWarning, b: ProbeWarning) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// Where a frame count came from.
+public enum FrameCountSource: String, Codable, Sendable {
+  /// The container's sample index, as the demuxer applies it (MP4 `stsz` with its edit list,
+  /// AVI `idx1`): the presented frames.
+  case index
+  /// The movie's sample table plus its movie fragments (`trun`), read from the boxes.
+  case fragments
+  /// A header field (an MP3 Xing frame count).
+  case header
+  /// A tag written by the muxer (Matroska `NUMBER_OF_FRAMES`).
+  case tag
+  /// `--scan` counted every presented packet.
+  case scan
 }
 
 /// The container of a media file.
@@ -52,8 +92,11 @@ public struct MediaStream: Codable, Sendable, Equatable {
   @NullEncoded public var bitRate: Int64?
   /// The stream's duration; null when the container does not give one.
   @NullEncoded public var duration: MediaDuration?
-  /// Number of frames (packets): from the container index, or exact after `--scan`.
+  /// Number of presented frames (packets): from the container's index or headers when they can be
+  /// trusted, exact after `--scan`; null rather than a wrong count.
   @NullEncoded public var frameCount: Int64?
+  /// Where `frame_count` came from; null when it is null.
+  @NullEncoded public var frameCountSource: FrameCountSource? = nil
   /// The stream's time base: timestamps count in units of this many seconds.
   public var timeBase: Rational
   /// The language tag (ISO 639-2, e.g. `eng`).

@@ -18,6 +18,8 @@ public enum ProbeError: Error, Sendable, Equatable {
   case refusedReference(demuxer: String)
   /// Reading failed (an I/O error).
   case readError(detail: String)
+  /// The input took longer than its time limit (`--timeout`), or a FIFO delivered nothing.
+  case timeout(seconds: Double)
 
   /// The stable machine-readable code (`not_found`, `truncated`, ...).
   public var code: String {
@@ -31,6 +33,7 @@ public enum ProbeError: Error, Sendable, Equatable {
     case .corrupt: "corrupt"
     case .refusedReference: "refused_reference"
     case .readError: "read_error"
+    case .timeout: "timeout"
     }
   }
 
@@ -47,7 +50,16 @@ public enum ProbeError: Error, Sendable, Equatable {
     case .refusedReference(let demuxer):
       "refused: \(demuxer) input opens other files or URLs (allow with --allow-references)"
     case .readError(let detail): "read error: \(detail)"
+    case .timeout(let seconds):
+      "gave up after \(seconds.formatted) s (the time limit; a FIFO that nobody writes to?)"
     }
+  }
+}
+
+extension Double {
+  /// Seconds as people write them: `10`, `2.5`.
+  fileprivate var formatted: String {
+    self == rounded() && abs(self) < 1e15 ? String(Int64(self)) : String(self)
   }
 }
 

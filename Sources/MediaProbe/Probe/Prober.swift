@@ -1,22 +1,25 @@
 import CFFmpeg
 
-#if canImport(Glibc)
-  import Glibc
-#else
-  import Darwin
-#endif
-
 /// How to probe.
 public struct ProbeOptions: Sendable {
   /// Demux every packet (no decoding) for exact frame counts, durations and a CFR/VFR verdict.
   public var scan: Bool
   /// Let playlist-like demuxers (HLS, DASH, concat, image patterns) open other local files.
   public var allowReferences: Bool
+  /// Seconds one input may take (nil: no limit); past it the input fails with `timeout`.
+  public var timeout: Double?
+  /// Bytes one input may read (nil: no limit).
+  public var maxBytes: Int64?
 
-  /// Options; the defaults read only the headers and refuse references.
-  public init(scan: Bool = false, allowReferences: Bool = false) {
+  /// Options; the defaults read only the headers, refuse references and set no limits.
+  public init(
+    scan: Bool = false, allowReferences: Bool = false, timeout: Double? = nil,
+    maxBytes: Int64? = nil
+  ) {
     self.scan = scan
     self.allowReferences = allowReferences
+    self.timeout = timeout
+    self.maxBytes = maxBytes
   }
 }
 
@@ -48,22 +51,30 @@ public struct Prober: Sendable {
   ///   - path: the path to report (as the user gave it).
   /// - Throws: `ProbeError` with a stable code.
   public func probe(_ source: InputSource, path: String) throws(ProbeError) -> MediaInfo {
-    let (input, sizeBytes) = try Self.open(source, allowReferences: options.allowReferences)
+    let input = try Self.open(source, options: options)
+    var warnings: Set<ProbeWarning> = []
 
     var layout: BoxLayout?
-    if case .file(let filePath) = source, input.formatName.hasPrefix("mov,") {
-      layout = BoxLayout.read(path: filePath)
-      if layout?.truncated == true {
-        throw .truncated(detail: "a box extends past the end of the file")
+    if input.formatName.hasPrefix("mov,") {
+      layout = BoxLayout.read(input.source)
+      if let box = layout?.boxPastEnd {
+        guard box == "mdat", Self.samplesEndInside(input) else {
+          throw .truncated(detail: "the \(box) box extends past the end of the file")
+        }
+        warnings.insert(.mdatSizePastEOF)
       }
     }
+    let mp3 = input.formatName == "mp3" ? MP3Info.read(input.source) : nil
 
-    let reader = StreamReader(input: input)
-    var streams = (0..<input.streamCount).map { reader.stream(at: $0, sentinel: layout) }
-    let measured = try measure(input, streams: streams)
+    var reader = StreamReader(input: input, layout: layout, mp3: mp3)
+    var streams = (0..<input.streamCount).map { reader.stream(at: $0) }
+    warnings.formUnion(reader.warnings)
+    let measured = try measure(input, streams: streams, layout: layout)
     for (index, measurement) in measured {
       streams[index].apply(measurement, timeBase: streams[index].timeBase)
+      if measurement.ratesFromTimestamps { warnings.insert(.frameRateFromTimestamps) }
     }
+    if options.scan && input.source.shouldStop { warnings.insert(.scanIncomplete) }
 
     let context = input.pointer.pointee
     let container = Container(
@@ -76,74 +87,77 @@ public struct Prober: Sendable {
       fastStart: layout.map(\.movieBeforeData),
       tags: metadataDictionary(context.metadata))
 
+    let duration = fileDuration(input, streams: streams, measured: measured, layout: layout)
+    if duration?.source == .bitrate { warnings.insert(.durationFromBitrate) }
     return MediaInfo(
-      path: path, sizeBytes: sizeBytes, container: container,
-      duration: fileDuration(
-        input, streams: streams, unknownSentinel: layout?.unknownDurationSentinel == true),
-      streams: streams, scanned: options.scan)
+      path: path, sizeBytes: input.source.size.flatMap { source == .standardInput ? nil : $0 },
+      container: container, duration: duration, streams: streams, scanned: options.scan,
+      warnings: warnings.sorted())
   }
 
   // MARK: - Opening untrusted inputs
 
-  /// Opens an untrusted input the one way every tool does: checks the path, probes the format on
-  /// our own I/O context, refuses referencing demuxers unless allowed, reads stream information.
+  /// Opens an untrusted input the one way every tool does: opens the path once (devices,
+  /// sockets and directories refused), probes the format on our own I/O context, refuses
+  /// referencing demuxers unless allowed, reads stream information.
   ///
-  /// - Returns: the open input and the file's size (nil for a pipe or standard input).
   /// - Throws: `ProbeError` with a stable code.
-  package static func open(_ source: InputSource, allowReferences: Bool) throws(ProbeError)
-    -> (InputFile, sizeBytes: Int64?)
+  package static func open(_ source: InputSource, options: ProbeOptions) throws(ProbeError)
+    -> InputFile
   {
-    var sizeBytes: Int64?
-    if case .file(let filePath) = source {
-      sizeBytes = try checkReadable(filePath)
+    let bytes: ByteSource
+    switch source {
+    case .file(let path):
+      do {
+        bytes = try ByteSource(path: path, timeout: options.timeout, maxBytes: options.maxBytes)
+      } catch {
+        throw probeError(for: error, timeout: options.timeout)
+      }
+    case .standardInput:
+      bytes = ByteSource(standardInputTimeout: options.timeout, maxBytes: options.maxBytes)
     }
     let input: InputFile
     do {
-      input = try InputFile(source: source, allowReferences: allowReferences)
+      input = try InputFile(
+        source: bytes, name: source.url, allowReferences: options.allowReferences)
     } catch {
-      throw probeError(for: error, source: source)
+      throw probeError(for: error, source: bytes, timeout: options.timeout)
     }
     if input.formatName == "tty" { throw .unrecognizedFormat }  // any text file probes as ANSI art
-    return (input, sizeBytes)
+    return input
   }
 
-  /// Checks that `path` is a readable, non-empty regular file (or named pipe).
-  ///
-  /// - Returns: the size in bytes (nil for a pipe).
-  private static func checkReadable(_ path: String) throws(ProbeError) -> Int64? {
-    var info = stat()
-    guard stat(path, &info) == 0 else {
-      switch errno {
-      case ENOENT, ENOTDIR: throw .notFound
-      case EACCES: throw .permissionDenied
-      default: throw .readError(detail: String(cString: strerror(errno)))
-      }
+  private static func probeError(for error: ByteSource.OpenError, timeout: Double?) -> ProbeError {
+    switch error {
+    case .notFound: .notFound
+    case .permissionDenied: .permissionDenied
+    case .notAFile(let kind): .notAFile(kind: kind)
+    case .empty: .empty
+    case .timedOut: .timeout(seconds: timeout ?? ByteSource.fifoFirstBytesWait)
+    case .interrupted: .readError(detail: "interrupted")
+    case .io(let detail): .readError(detail: detail)
     }
-    switch info.st_mode & S_IFMT {
-    case S_IFREG: break
-    case S_IFIFO: return nil
-    case S_IFDIR: throw .notAFile(kind: "directory")
-    case S_IFCHR, S_IFBLK: throw .notAFile(kind: "device")
-    default: throw .notAFile(kind: "socket or special file")
-    }
-    guard access(path, R_OK) == 0 else { throw .permissionDenied }
-    guard info.st_size > 0 else { throw .empty }
-    return Int64(info.st_size)
   }
 
-  private static func probeError(for failure: OpenFailure, source: InputSource) -> ProbeError {
+  private static func probeError(
+    for failure: OpenFailure, source: ByteSource, timeout: Double?
+  ) -> ProbeError {
+    if source.timedOut || source.isExpired {
+      return .timeout(seconds: timeout ?? ByteSource.fifoFirstBytesWait)
+    }
     switch failure {
-    case .unrecognized: return .unrecognizedFormat
+    case .unrecognized:
+      return source.bytesRead == 0 && source.kind == .stream ? .empty : .unrecognizedFormat
     case .refused(let demuxer): return .refusedReference(demuxer: demuxer)
     case .io(let error):
       if error.code == mt_averror(EACCES) { return .permissionDenied }
       if error.code == mt_averror(ENOENT) { return .notFound }
       return .readError(detail: error.message)
     case .unreadable(let demuxer, let error):
-      if case .file(let path) = source, demuxer.hasPrefix("mov,"),
-        let layout = BoxLayout.read(path: path)
-      {
-        if layout.truncated { return .truncated(detail: "a box extends past the end of the file") }
+      if demuxer.hasPrefix("mov,"), let layout = BoxLayout.read(source) {
+        if let box = layout.boxPastEnd {
+          return .truncated(detail: "the \(box) box extends past the end of the file")
+        }
         if !layout.hasMovie {
           return .truncated(
             detail: "no moov box: the index was never written (an interrupted recording?)")
@@ -154,12 +168,36 @@ public struct Prober: Sendable {
     }
   }
 
+  /// Every sample the demuxer indexed ends inside the file (an `mdat` whose size runs past the
+  /// end of the file then only overstates).
+  static func samplesEndInside(_ input: InputFile) -> Bool {
+    guard let size = input.source.size else { return false }
+    var sawSamples = false
+    for index in 0..<input.streamCount {
+      let stream = input.stream(index)
+      let count = avformat_index_get_entries_count(stream)
+      guard count > 0 else { continue }
+      sawSamples = true
+      // Entries are in decoding order; samples are usually laid out in order, but check each.
+      for entry in 0..<count {
+        guard let item = avformat_index_get_entry(stream, entry) else { continue }
+        if item.pointee.pos + Int64(item.pointee.size) > size { return false }
+      }
+    }
+    return sawSamples
+  }
+
   // MARK: - Reading packets
 
   /// What reading packets found for one stream.
   struct Measurement {
     var scan: TimestampScan?
     var firstFrame: FirstFrame?
+    /// The rate the first packets' timestamps show (the headers disagreed).
+    var rateFromTimestamps: Rational?
+    /// The stream's presentation ends here (an MP4 edit list), in its time-base ticks.
+    var editEnd: Int64?
+    var ratesFromTimestamps: Bool { rateFromTimestamps != nil }
   }
 
   /// Facts an opened decoder (and, for some codecs, the first decoded frame) tells.
@@ -168,6 +206,8 @@ public struct Prober: Sendable {
     var codedHeight: Int
     /// From the first decoded frame; nil when no frame was decoded.
     var interlaced: Bool?
+    /// From the first decoded frame: the top field is displayed first.
+    var topFieldFirst: Bool?
   }
 
   /// Codecs whose containers often misreport interlacing (MBAFF H.264 in Matroska is called
@@ -175,14 +215,18 @@ public struct Prober: Sendable {
   /// so a 4K HEVC or AV1 file costs no decoding.
   static let decodedForInterlacing: Set = ["h264", "mpeg2video", "mpeg1video", "vc1", "mpeg4"]
 
+  /// How much of a stream the bounded timestamp read looks at when the header rates disagree.
+  static let timestampWindow = (seconds: 2.0, packets: 240)
+
   /// Reads packets: all of them with `--scan` (timestamps only), otherwise just enough to decode
   /// the first frame of the video streams whose interlacing must be checked (coded size,
-  /// interlacing).
-  private func measure(_ input: InputFile, streams: [MediaStream]) throws(ProbeError)
-    -> [Int: Measurement]
+  /// interlacing) and to time the first packets of streams whose header rates disagree.
+  private func measure(_ input: InputFile, streams: [MediaStream], layout: BoxLayout?)
+    throws(ProbeError) -> [Int: Measurement]
   {
     var results: [Int: Measurement] = [:]
     var decoders: [Int: CodecDecoder] = [:]
+    var timing: [Int: [Int64]] = [:]
     for stream in streams where stream.type == .video && stream.disposition["attached_pic"] != true
     {
       guard let decoder = try? CodecDecoder(parameters: input.stream(stream.index).pointee.codecpar)
@@ -193,11 +237,21 @@ public struct Prober: Sendable {
         let context = decoder.pointer.pointee
         results[stream.index, default: Measurement()].firstFrame = FirstFrame(
           codedWidth: Int(context.coded_width), codedHeight: Int(context.coded_height),
-          interlaced: nil)
+          interlaced: nil, topFieldFirst: nil)
+      }
+      if !options.scan, stream.video?.frameRate.headersDisagree == true {
+        timing[stream.index] = []
       }
     }
+    var sampleRates: [Int: Int64] = [:]
     if options.scan {
-      for stream in streams { results[stream.index, default: Measurement()].scan = TimestampScan() }
+      for stream in streams {
+        results[stream.index, default: Measurement()].scan = TimestampScan()
+        if let rate = stream.audio?.sampleRate { sampleRates[stream.index] = Int64(rate) }
+        if let end = Self.editEnd(of: input.stream(stream.index), layout: layout) {
+          results[stream.index]?.editEnd = end
+        }
+      }
     }
     let packet = Packet()
     let frame = Frame()
@@ -215,7 +269,7 @@ public struct Prober: Sendable {
         let context = decoder.pointer.pointee
         results[index, default: Measurement()].firstFrame = FirstFrame(
           codedWidth: Int(context.coded_width), codedHeight: Int(context.coded_height),
-          interlaced: f.interlaced_frame != 0)
+          interlaced: f.interlaced_frame != 0, topFieldFirst: f.top_field_first != 0)
         frame.unref()
         decoders[index] = nil
       } else if packet == nil {
@@ -225,33 +279,151 @@ public struct Prober: Sendable {
 
     // Without a scan, give up on first frames after this many packets (a broken stream).
     let packetLimit = 2_000
-    while options.scan || (!decoders.isEmpty && packetsWithoutFrame < packetLimit) {
+    while options.scan
+      || (!(decoders.isEmpty && timing.isEmpty) && packetsWithoutFrame < packetLimit)
+    {
+      if input.source.shouldStop {
+        if Interruption.isRequested { throw .readError(detail: "interrupted") }
+        if options.scan { break }  // partial: reported as scan_incomplete
+        throw .timeout(seconds: options.timeout ?? 0)
+      }
       do {
         guard try input.read(into: packet) else { break }
       } catch {
+        if input.source.isExpired { continue }
         if options.scan { throw .readError(detail: error.message) }
         break
       }
       defer { packet.unref() }
       let index = packet.streamIndex
-      results[index]?.scan?.add(timestamp: packet.pts ?? packet.dts, duration: packet.duration)
+      if results[index]?.scan != nil {
+        let (skip, discard) = Self.skipTicks(
+          packet, sampleRate: sampleRates[index], timeBase: input.stream(index).pointee.time_base)
+        if packet.isDiscarded {
+          results[index]?.scan?.addDiscarded(timestamp: packet.pts ?? packet.dts, skip: skip)
+        } else {
+          results[index]?.scan?.add(
+            timestamp: packet.pts ?? packet.dts, duration: packet.duration, skip: skip,
+            discard: discard)
+        }
+      }
+      if let timestamps = timing[index], !packet.isDiscarded,
+        let timestamp = packet.pts ?? packet.dts
+      {
+        timing[index]!.append(timestamp)
+        let timeBase = input.stream(index).pointee.time_base
+        let span = Double(timestamp - (timestamps.min() ?? timestamp)) * av_q2d(timeBase)
+        if span >= Self.timestampWindow.seconds || timestamps.count >= Self.timestampWindow.packets
+        {
+          results[index, default: Measurement()].rateFromTimestamps = Self.rate(
+            timestamps: timing[index]!, timeBase: timeBase)
+          timing[index] = nil
+        }
+      }
       if decoders[index] != nil {
         packetsWithoutFrame += 1
         decode(index, packet)
       }
     }
     for index in Array(decoders.keys) { decode(index, nil) }  // drain: frames still in flight
-    for index in Array(results.keys) { results[index]?.scan?.finish() }
+    for (index, timestamps) in timing {  // a stream shorter than the window
+      results[index, default: Measurement()].rateFromTimestamps = Self.rate(
+        timestamps: timestamps, timeBase: input.stream(index).pointee.time_base)
+    }
+    for index in Array(results.keys) {
+      results[index]?.scan?.finish()
+      if let end = results[index]?.editEnd { results[index]?.scan?.clampEnd(to: end) }
+    }
     return results
+  }
+
+  /// A packet's skip samples (`AV_PKT_DATA_SKIP_SAMPLES`: samples not presented at its start,
+  /// and at its end), in its stream's time-base ticks.
+  static func skipTicks(_ packet: Packet, sampleRate: Int64?, timeBase: AVRational)
+    -> (skip: Int64, discard: Int64)
+  {
+    guard let sampleRate, sampleRate > 0 else { return (0, 0) }
+    var size = 0
+    guard let data = av_packet_get_side_data(packet.pointer, AV_PKT_DATA_SKIP_SAMPLES, &size),
+      size >= 8
+    else { return (0, 0) }
+    let raw = UnsafeRawPointer(data)
+    let skip = Int64(UInt32(littleEndian: raw.loadUnaligned(as: UInt32.self)))
+    let discard = Int64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
+    // samples / rate seconds, in ticks of num/den seconds.
+    func ticks(_ samples: Int64) -> Int64 {
+      guard timeBase.num > 0 else { return 0 }
+      return av_rescale_q(samples, AVRational(num: 1, den: Int32(sampleRate)), timeBase)
+    }
+    return (ticks(skip), ticks(discard))
+  }
+
+  /// Where an MP4 track's presentation ends, in its time-base ticks: the first edit's start
+  /// plus the durations of its edits (one non-empty edit only; otherwise nil).
+  static func editEnd(of stream: UnsafeMutablePointer<AVStream>, layout: BoxLayout?) -> Int64? {
+    guard let layout, let movieScale = layout.movieTimescale, movieScale > 0,
+      let track = layout.tracks[Int64(stream.pointee.id)], !track.edits.isEmpty,
+      !layout.isFragmented
+    else { return nil }
+    let media = track.edits.filter { $0.mediaTime >= 0 }
+    guard media.count == 1 else { return nil }
+    let total = track.edits.reduce(0) { $0 + $1.duration }
+    return av_rescale_q(
+      total, AVRational(num: 1, den: Int32(clamping: movieScale)), stream.pointee.time_base)
+  }
+
+  /// The constant frame rate the first packets' timestamps show: the standard rate they round to
+  /// (timestamps in a coarse time base, such as Matroska's milliseconds, jitter by a tick), else
+  /// 1 / the mean interval. Nil when the intervals vary (VFR: the header's average stays the
+  /// best guess without a scan). The latest few are left out: in decoding order, B-frames that
+  /// come before them may not have arrived yet.
+  static func rate(timestamps: [Int64], timeBase: AVRational) -> Rational? {
+    let sorted = Array(Set(timestamps)).sorted()
+    let kept = sorted.count > 24 ? Array(sorted.dropLast(8)) : sorted
+    guard kept.count > 2 else { return nil }
+    let deltas = zip(kept.dropFirst(), kept).map { $0 - $1 }
+    guard let minDelta = deltas.min(), let maxDelta = deltas.max(), minDelta > 0 else {
+      return nil
+    }
+    let intervals = Int64(deltas.count)
+    let ticks = kept.last! - kept.first!
+    let tick = av_q2d(timeBase)
+    let measured = Double(intervals) / (Double(ticks) * tick)
+    let slowest = 1 / (Double(maxDelta + 1) * tick)
+    let fastest = 1 / (Double(max(minDelta - 1, 1)) * tick)
+    let standard: [Rational] = [
+      (24000, 1001), (24, 1), (25, 1), (30000, 1001), (30, 1), (48, 1), (50, 1), (60000, 1001),
+      (60, 1), (90, 1), (100, 1), (120, 1), (15, 1), (12, 1), (10, 1), (5, 1),
+    ].compactMap { Rational($0.0, $0.1) }
+    guard maxDelta - minDelta <= 1 else { return nil }
+    let match = standard.filter { (slowest...fastest).contains($0.value) }.min {
+      abs($0.value - measured) < abs($1.value - measured)
+    }
+    return match ?? Rational(intervals * Int64(timeBase.den), ticks * Int64(timeBase.num))
   }
 
   // MARK: - Durations
 
-  private func fileDuration(_ input: InputFile, streams: [MediaStream], unknownSentinel: Bool)
-    -> MediaDuration?
-  {
+  private func fileDuration(
+    _ input: InputFile, streams: [MediaStream], measured: [Int: Measurement], layout: BoxLayout?
+  ) -> MediaDuration? {
+    if options.scan, let union = Self.union(streams: streams, measured: measured) {
+      return union
+    }
+    if let layout, layout.isFragmented || layout.unknownDurationSentinel {
+      // The header says "unknown" (or nothing): mehd, else the longest track's fragments.
+      if let ticks = layout.fragmentDuration, let scale = layout.movieTimescale, scale > 0 {
+        return MediaDuration(value: ticks, timescale: scale, source: .fragments)
+      }
+      return streams.compactMap(\.duration).filter { $0.source == .fragments }.max {
+        $0.seconds < $1.seconds
+      }
+    }
     if options.scan {
       return streams.compactMap(\.duration).max { $0.seconds < $1.seconds }
+    }
+    if let mp3 = streams.first(where: { $0.duration?.source == .header }), streams.count <= 2 {
+      return mp3.duration
     }
     let context = input.pointer.pointee
     guard context.duration != mt_nopts_value, context.duration > 0 else { return nil }
@@ -262,18 +434,53 @@ public struct Prober: Sendable {
     default: source = .container
     }
     return MediaDuration(
-      value: context.duration, timescale: Int64(mt_time_base),
-      estimated: source == .bitrate || unknownSentinel, source: source)
+      value: context.duration, timescale: Int64(mt_time_base), estimated: source == .bitrate,
+      source: source)
+  }
+
+  /// The span every scanned audio and video stream covers together: from the earliest
+  /// presented time of any to the latest end of any, exact (in the least common multiple of
+  /// their time bases when it fits, else microseconds).
+  static func union(streams: [MediaStream], measured: [Int: Measurement]) -> MediaDuration? {
+    let timed = streams.filter {
+      ($0.type == .video && $0.disposition["attached_pic"] != true) || $0.type == .audio
+    }
+    var bounds: [(start: Rational, end: Rational)] = []
+    for stream in (timed.isEmpty ? streams : timed) {
+      guard let scan = measured[stream.index]?.scan, let start = scan.start, let end = scan.end,
+        end > start
+      else { continue }
+      let tb = stream.timeBase
+      guard let first = Rational(start * tb.num, tb.den), let last = Rational(end * tb.num, tb.den)
+      else { continue }
+      bounds.append((first, last))
+    }
+    guard let start = bounds.map(\.start).min(by: { $0.value < $1.value }),
+      let end = bounds.map(\.end).max(by: { $0.value < $1.value })
+    else { return nil }
+    let (difference, overflow) = start.den.multipliedReportingOverflow(by: end.den)
+    if !overflow {
+      let lcm = difference / Rational.gcd(start.den, end.den)
+      let (a, o1) = end.num.multipliedReportingOverflow(by: lcm / end.den)
+      let (b, o2) = start.num.multipliedReportingOverflow(by: lcm / start.den)
+      if !o1 && !o2, let exact = Rational(a - b, lcm) {
+        return MediaDuration(value: exact.num, timescale: exact.den, source: .scan)
+      }
+    }
+    return MediaDuration(
+      value: Int64(((end.value - start.value) * 1e6).rounded()), timescale: 1_000_000,
+      source: .scan)
   }
 }
 
 extension MediaStream {
   /// Replaces header values with what reading packets measured.
   mutating func apply(_ measurement: Prober.Measurement, timeBase: Rational) {
-    if let scan = measurement.scan {
+    if let scan = measurement.scan, scan.packetCount > 0 {
       frameCount = scan.packetCount
-      duration = scan.durationTicks.map {
-        MediaDuration(ticks: $0, timeBase: timeBase, source: .scan)
+      frameCountSource = .scan
+      if let ticks = scan.durationTicks {
+        duration = MediaDuration(ticks: ticks, timeBase: timeBase, source: .scan)
       }
       if var video, disposition["attached_pic"] != true {
         video.frameRate.mode = scan.mode
@@ -282,13 +489,17 @@ extension MediaStream {
         video.frameRate.minFrameDuration = scan.minDelta.map {
           MediaDuration(ticks: $0, timeBase: timeBase, source: .scan)
         }
-        if let ticks = scan.durationTicks {
-          video.frameRate.best = Self.scannedRate(
-            frames: scan.packetCount, ticks: ticks, timeBase: timeBase,
-            constant: scan.mode == .cfr, nominal: video.frameRate.nominal)
+        if let rate = Self.scannedRate(scan, timeBase: timeBase, nominal: video.frameRate.nominal) {
+          video.frameRate.best = rate
+          video.frameRate.source = .scan
         }
         self.video = video
       }
+    }
+    if let rate = measurement.rateFromTimestamps, var video {
+      video.frameRate.best = rate
+      video.frameRate.source = .timestamps
+      self.video = video
     }
     if let first = measurement.firstFrame, var video {
       if first.codedWidth > 0 {
@@ -297,25 +508,32 @@ extension MediaStream {
       }
       if let interlaced = first.interlaced { video.interlaced = interlaced }
       if first.interlaced == true, video.fieldOrder == nil || video.fieldOrder == "progressive" {
-        // The container did not say, and a frame's top_field_first is only a default when the
-        // stream carries no picture timing (x264 MBAFF): the order is unknown, not "bb".
-        video.fieldOrder = nil
+        // The container did not say (or said progressive, as Matroska does for MBAFF H.264):
+        // the decoded frame's field order (H.264 derives it from the fields' picture order
+        // counts), as MediaInfo reports "MBAFF TFF".
+        video.fieldOrder = first.topFieldFirst == true ? "tt" : "bb"
       }
       self.video = video
     }
   }
 
-  /// The rate a scan measured: frames / duration, or the nominal rate when the clip is CFR and
-  /// the nominal rate lies within the ±1 tick rounding of a coarse time base (Matroska's 1 ms
-  /// makes 24 fps measure as 24/0.999 s).
-  static func scannedRate(
-    frames: Int64, ticks: Int64, timeBase: Rational, constant: Bool, nominal: Rational?
-  ) -> Rational? {
+  /// The rate a scan measured: for a CFR clip 1 / the frame duration, or the nominal rate when
+  /// it lies within the ±1 tick rounding of a coarse time base (Matroska's 1 ms makes 30 fps
+  /// frames last 33 or 34 ticks); for VFR frames / span.
+  static func scannedRate(_ scan: TimestampScan, timeBase: Rational, nominal: Rational?)
+    -> Rational?
+  {
+    guard let ticks = scan.durationTicks, ticks > 0 else { return nil }
+    let frames = scan.packetCount - scan.untimedCount
     let measured = Rational(frames * timeBase.den, ticks * timeBase.num)
-    guard constant, let nominal, ticks > 1 else { return measured }
-    let slowest = Double(frames) / (Double(ticks + 1) * timeBase.value)
-    let fastest = Double(frames) / (Double(ticks - 1) * timeBase.value)
-    return (slowest...fastest).contains(nominal.value) ? nominal : measured
+    guard scan.mode == .cfr, let minDelta = scan.minDelta, let maxDelta = scan.maxDelta else {
+      return measured
+    }
+    if minDelta == maxDelta { return Rational(timeBase.den, minDelta * timeBase.num) }
+    let slowest = 1 / (Double(maxDelta + 1) * timeBase.value)
+    let fastest = 1 / (Double(max(minDelta - 1, 1)) * timeBase.value)
+    if let nominal, (slowest...fastest).contains(nominal.value) { return nominal }
+    return measured
   }
 }
 

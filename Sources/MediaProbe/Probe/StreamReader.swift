@@ -1,12 +1,26 @@
 import CFFmpeg
 
 /// Turns libavformat's `AVStream`s of one open input into `MediaStream` values (header facts
-/// only; packet reading happens in `Prober`).
+/// only; packet reading happens in `Prober`). Counts and durations that headers get wrong are
+/// taken from what the file really stores (the MP4 boxes, the demuxer's index, the MP3 Xing
+/// frame) or left null.
 struct StreamReader {
   let input: InputFile
+  /// The MP4 box layout, for MP4-family files.
+  let layout: BoxLayout?
+  /// The Xing/LAME header, for MP3 files.
+  let mp3: MP3Info?
+  /// What reading the headers noticed.
+  private(set) var warnings: Set<ProbeWarning> = []
 
-  /// The stream at `index`. `sentinel` is the MP4 box layout, when there is one.
-  func stream(at index: Int, sentinel layout: BoxLayout?) -> MediaStream {
+  init(input: InputFile, layout: BoxLayout?, mp3: MP3Info?) {
+    self.input = input
+    self.layout = layout
+    self.mp3 = mp3
+  }
+
+  /// The stream at `index`.
+  mutating func stream(at index: Int) -> MediaStream {
     let stream = input.stream(index)
     let st = stream.pointee
     let parameters = st.codecpar.pointee
@@ -25,18 +39,25 @@ struct StreamReader {
         profile: Self.profileName(parameters.codec_id, parameters.profile),
         level: CodecLevel.name(codec: codecName, level: Int(parameters.level))),
       bitRate: parameters.bit_rate > 0 ? parameters.bit_rate : nil,
-      duration: duration(st, timeBase: timeBase, layout: layout),
-      frameCount: st.nb_frames > 0
-        ? st.nb_frames : metadataValue(st.metadata, "NUMBER_OF_FRAMES").flatMap { Int64($0) },
+      duration: duration(stream, timeBase: timeBase),
+      frameCount: nil, frameCountSource: nil,
       timeBase: timeBase,
       language: metadataValue(st.metadata, "language").flatMap { $0 == "und" ? nil : $0 },
       title: metadataValue(st.metadata, "title"),
       disposition: disposition)
 
+    if let (count, source) = frameCount(stream) {
+      result.frameCount = count
+      result.frameCountSource = source
+    }
     switch parameters.codec_type {
     case AVMEDIA_TYPE_VIDEO:
       result.video = video(stream, isCoverArt: disposition["attached_pic"] == true)
-      if disposition["attached_pic"] == true { result.duration = nil }
+      if disposition["attached_pic"] == true {
+        result.duration = nil
+        result.frameCount = nil
+        result.frameCountSource = nil
+      }
     case AVMEDIA_TYPE_AUDIO:
       result.audio = audio(parameters)
     default: break
@@ -44,20 +65,88 @@ struct StreamReader {
     return result
   }
 
-  private func duration(_ st: AVStream, timeBase: Rational, layout: BoxLayout?) -> MediaDuration? {
+  /// The MP4 track behind a stream (libavformat's `AVStream.id` is the track ID).
+  private func track(_ stream: UnsafeMutablePointer<AVStream>) -> BoxLayout.Track? {
+    layout?.tracks[Int64(stream.pointee.id)]
+  }
+
+  private mutating func duration(_ stream: UnsafeMutablePointer<AVStream>, timeBase: Rational)
+    -> MediaDuration?
+  {
+    let st = stream.pointee
     let estimatedFromBitrate =
       input.pointer.pointee.duration_estimation_method == AVFMT_DURATION_FROM_BITRATE
-    if st.duration != mt_nopts_value, st.duration > 0 {
-      // MP4's "unknown" sentinel: mdhd duration all ones (0xFFFFFFFF), as some fMP4 writers do.
-      let sentinel =
-        layout != nil
-        && (st.duration == Int64(UInt32.max) || layout?.unknownDurationSentinel == true)
+    if let layout, let track = track(stream) {
+      // A fragmented MP4's own header durations are zero or the "unknown" sentinel: the movie
+      // samples plus the fragments' sample durations are the truth.
+      if layout.isFragmented || layout.unknownDurationSentinel {
+        if layout.unknownDurationSentinel || st.duration == Int64(UInt32.max) {
+          warnings.insert(.durationSentinel)
+        }
+        let ticks = (track.mediaDuration ?? 0) + track.fragmentTicks
+        guard ticks > 0, track.timescale > 0 else { return nil }
+        return MediaDuration(value: ticks, timescale: track.timescale, source: .fragments)
+      }
+      if st.duration == Int64(UInt32.max) && track.mediaDuration == nil {
+        warnings.insert(.durationSentinel)
+        return nil
+      }
+    }
+    if let mp3, mp3.delay != nil, st.codecpar.pointee.codec_id == AV_CODEC_ID_MP3 {
       return MediaDuration(
-        ticks: st.duration, timeBase: timeBase, estimated: estimatedFromBitrate || sentinel,
+        value: mp3.presentedSamples, timescale: mp3.sampleRate, source: .header)
+    }
+    if st.duration != mt_nopts_value, st.duration > 0 {
+      return MediaDuration(
+        ticks: st.duration, timeBase: timeBase, estimated: estimatedFromBitrate,
         source: estimatedFromBitrate ? .bitrate : .stream)
     }
     // Matroska: muxers write a DURATION tag per track.
     return metadataValue(st.metadata, "DURATION").flatMap(MediaDuration.fromTag)
+  }
+
+  /// The presented frame count and where it came from, when it can be trusted: the MP4 sample
+  /// index as the demuxer applies the edit list (or the sample table plus the fragments), the
+  /// AVI index, the MP3 Xing count, Matroska's `NUMBER_OF_FRAMES` tag. Otherwise nil: a header
+  /// count that disagrees with what is stored (AVI's `dwLength`, an AVI audio stream's sample
+  /// count) is worse than none.
+  private mutating func frameCount(_ stream: UnsafeMutablePointer<AVStream>)
+    -> (Int64, FrameCountSource)?
+  {
+    let st = stream.pointee
+    let demuxer = input.formatName
+    if demuxer.hasPrefix("mov,") {
+      if let layout, let track = track(stream), layout.isFragmented {
+        let total = track.tableSamples + track.fragmentSamples
+        return total > 0 ? (total, .fragments) : nil
+      }
+      let (_, presented) = indexCounts(stream)
+      return presented > 0 ? (presented, .index) : nil
+    }
+    if demuxer == "avi" {
+      let (entries, _) = indexCounts(stream)
+      return entries > 0 ? (entries, .index) : nil
+    }
+    if demuxer == "mp3", let mp3, st.codecpar.pointee.codec_id == AV_CODEC_ID_MP3 {
+      return (mp3.frames, .header)
+    }
+    if let tag = metadataValue(st.metadata, "NUMBER_OF_FRAMES").flatMap({ Int64($0) }), tag > 0 {
+      return (tag, .tag)
+    }
+    if st.nb_frames > 0 { warnings.insert(.indexCountUntrusted) }
+    return nil
+  }
+
+  /// The demuxer's index entries for a stream: all of them, and those not marked to discard
+  /// (outside an MP4 edit list).
+  private func indexCounts(_ stream: UnsafeMutablePointer<AVStream>) -> (Int64, Int64) {
+    let count = avformat_index_get_entries_count(stream)
+    var presented: Int64 = 0
+    for index in 0..<count {
+      guard let entry = avformat_index_get_entry(stream, index) else { continue }
+      if entry.pointee.flags & AVINDEX_DISCARD_FRAME == 0 { presented += 1 }
+    }
+    return (Int64(count), presented)
   }
 
   private func video(_ stream: UnsafeMutablePointer<AVStream>, isCoverArt: Bool) -> VideoInfo {

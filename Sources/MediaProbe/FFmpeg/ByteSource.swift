@@ -1,0 +1,285 @@
+import CFFmpeg
+
+#if canImport(Glibc)
+  import Glibc
+#else
+  import Darwin
+#endif
+
+/// The bytes of one input, read through one file descriptor that we opened ourselves: libavformat
+/// reads them through a custom `AVIOContext` (`ByteSource.makeIOContext`), and the MP4 box walk
+/// reads the same descriptor with `pread`, so a path is opened once and never again (a FIFO
+/// cannot be read twice, and a path could be replaced by another file between two opens).
+///
+/// It counts the bytes read, stops reading at a byte cap, and gives up when its deadline passes
+/// or an interruption is requested (the reads of a pipe or FIFO wait with `poll`, never longer).
+package final class ByteSource {
+  /// What the descriptor is.
+  package enum Kind: Equatable {
+    /// A regular file of this many bytes: seekable.
+    case regular(size: Int64)
+    /// A FIFO, a pipe or standard input: read once, in order.
+    case stream
+  }
+
+  /// Why a source could not be opened.
+  package enum OpenError: Error, Equatable {
+    case notFound
+    case permissionDenied
+    case notAFile(kind: String)
+    case empty
+    /// Nothing arrived before the deadline (a FIFO nobody writes to).
+    case timedOut
+    case interrupted
+    case io(String)
+  }
+
+  package let fd: Int32
+  package let kind: Kind
+  private let ownsDescriptor: Bool
+  private let deadline: Double?
+  /// A FIFO opened by path must deliver its first bytes by then: nobody may be writing to it.
+  private var firstBytesDeadline: Double?
+  private let maxBytes: Int64?
+  /// Bytes read so far, by libavformat and by the box walk.
+  package private(set) var bytesRead: Int64 = 0
+  /// The byte cap stopped a read.
+  package private(set) var hitByteCap = false
+  /// A read stopped at the deadline.
+  package private(set) var timedOut = false
+  private var position: Int64 = 0
+
+  /// Opens `path` for reading without blocking on a FIFO: the path is checked first (devices,
+  /// sockets and directories are refused before they are opened), the descriptor checked again
+  /// once open, and a FIFO waits for its first bytes no longer than the deadline.
+  ///
+  /// - Parameters:
+  ///   - timeout: seconds this input may take in all (nil: no limit).
+  ///   - maxBytes: read at most this many bytes (nil: no limit).
+  /// - Throws: `OpenError`.
+  package init(path: String, timeout: Double?, maxBytes: Int64?) throws(OpenError) {
+    var info = stat()
+    guard stat(path, &info) == 0 else { throw Self.openError(errno) }
+    try Self.checkKind(info.st_mode)
+    let opened = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+    guard opened >= 0 else { throw Self.openError(errno) }
+    guard fstat(opened, &info) == 0 else {
+      let error = Self.openError(errno)
+      close(opened)
+      throw error
+    }
+    do {
+      try Self.checkKind(info.st_mode)
+    } catch {
+      close(opened)
+      throw error
+    }
+    fd = opened
+    ownsDescriptor = true
+    deadline = timeout.map { monotonicNow() + $0 }
+    self.maxBytes = maxBytes
+    if info.st_mode & S_IFMT == S_IFREG {
+      guard info.st_size > 0 else {
+        close(opened)
+        throw .empty
+      }
+      kind = .regular(size: Int64(info.st_size))
+      _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+    } else {
+      kind = .stream
+      firstBytesDeadline = min(deadline ?? .infinity, monotonicNow() + Self.fifoFirstBytesWait)
+    }
+  }
+
+  /// How long a FIFO named on the command line may stay silent before its first bytes when no
+  /// timeout is given: a FIFO nobody writes to must not hang a batch forever.
+  package static let fifoFirstBytesWait = 10.0
+
+  /// Standard input (never closed by us).
+  package init(standardInputTimeout timeout: Double?, maxBytes: Int64?) {
+    fd = STDIN_FILENO
+    ownsDescriptor = false
+    deadline = timeout.map { monotonicNow() + $0 }
+    self.maxBytes = maxBytes
+    var info = stat()
+    if fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size > 0,
+      lseek(fd, 0, SEEK_CUR) == 0
+    {
+      kind = .regular(size: Int64(info.st_size))  // `< file.mp4`: seekable like a file
+    } else {
+      kind = .stream
+    }
+  }
+
+  deinit {
+    if ownsDescriptor { close(fd) }
+  }
+
+  private static func checkKind(_ mode: mode_t) throws(OpenError) {
+    switch mode & S_IFMT {
+    case S_IFREG, S_IFIFO: return
+    case S_IFDIR: throw .notAFile(kind: "directory")
+    case S_IFCHR, S_IFBLK: throw .notAFile(kind: "device")
+    default: throw .notAFile(kind: "socket or special file")
+    }
+  }
+
+  private static func openError(_ code: Int32) -> OpenError {
+    switch code {
+    case ENOENT, ENOTDIR: .notFound
+    case EACCES, EPERM: .permissionDenied
+    default: .io(String(cString: strerror(code)))
+    }
+  }
+
+  /// The file's size, for a regular file.
+  package var size: Int64? {
+    if case .regular(let size) = kind { return size }
+    return nil
+  }
+
+  /// The deadline passed.
+  package var isExpired: Bool {
+    guard let deadline else { return false }
+    return monotonicNow() >= deadline
+  }
+
+  /// Should a long operation on this input stop: interrupted, or past the deadline.
+  package var shouldStop: Bool { Interruption.isRequested || isExpired }
+
+  // MARK: - Reading
+
+  /// Reads up to `count` bytes at the current position (libavformat's read callback).
+  ///
+  /// - Returns: the byte count, or an `AVERROR` (EOF, EXIT for a deadline or interruption, EIO).
+  func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) -> Int32 {
+    var wanted = count
+    if let maxBytes {
+      let left = maxBytes - bytesRead
+      if left <= 0 {
+        hitByteCap = true
+        return mt_averror_eof
+      }
+      wanted = min(wanted, Int(left))
+    }
+    while true {
+      if Interruption.isRequested { return mt_averror_exit }
+      if kind == .stream, !waitForData() { return mt_averror_exit }
+      let result = systemRead(fd, buffer, wanted)
+      if result > 0 {
+        bytesRead += Int64(result)
+        position += Int64(result)
+        return Int32(result)
+      }
+      if result == 0 { return mt_averror_eof }
+      if errno == EINTR || errno == EAGAIN { continue }
+      return mt_averror(errno)
+    }
+  }
+
+  /// Waits until the descriptor has data (or its writer closed it), at most until the deadline.
+  /// Polls in short slices so an interruption is noticed.
+  private func waitForData() -> Bool {
+    while true {
+      if Interruption.isRequested { return false }
+      var remaining = 200.0
+      let limit = bytesRead == 0 ? firstBytesDeadline ?? deadline : deadline
+      if let limit {
+        remaining = limit - monotonicNow()
+        if remaining <= 0 {
+          timedOut = true
+          return false
+        }
+      }
+      var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      let result = poll(&descriptor, 1, Int32(min(remaining, 0.2) * 1000) + 1)
+      if result > 0 { return true }
+      if result < 0 && errno != EINTR { return true }  // let read() report the error
+    }
+  }
+
+  /// Moves the read position (libavformat's seek callback); `AVSEEK_SIZE` asks for the size.
+  func seek(offset: Int64, whence: Int32) -> Int64 {
+    if whence & AVSEEK_SIZE != 0 { return size ?? Int64(mt_averror(ENOSYS)) }
+    guard kind != .stream else { return Int64(mt_averror(ESPIPE)) }
+    let result = lseek(fd, off_t(offset), whence & ~AVSEEK_FORCE)
+    if result < 0 { return Int64(mt_averror(errno)) }
+    position = Int64(result)
+    return Int64(result)
+  }
+
+  /// Reads `count` bytes at `offset` without moving the position (the box walk); fewer at the
+  /// end of the file. Only for regular files.
+  package func bytes(at offset: UInt64, count: Int) -> [UInt8] {
+    guard kind != .stream, count > 0 else { return [] }
+    var buffer = [UInt8](repeating: 0, count: count)
+    let read = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
+    guard read > 0 else { return [] }
+    bytesRead += Int64(read)
+    return Array(buffer.prefix(read))
+  }
+
+  // MARK: - libavformat
+
+  /// A custom `AVIOContext` reading this source (seekable for a regular file). The context holds
+  /// an unretained reference: keep `self` alive as long as it is used, and free it with
+  /// `freeIOContext`.
+  func makeIOContext() -> UnsafeMutablePointer<AVIOContext>? {
+    let bufferSize: Int32 = 1 << 16
+    guard let buffer = av_malloc(Int(bufferSize))?.assumingMemoryBound(to: UInt8.self) else {
+      return nil
+    }
+    let opaque = Unmanaged.passUnretained(self).toOpaque()
+    let context = avio_alloc_context(
+      buffer, bufferSize, 0, opaque,
+      { opaque, buffer, size in
+        guard let opaque, let buffer else { return mt_averror(EINVAL) }
+        let source = Unmanaged<ByteSource>.fromOpaque(opaque).takeUnretainedValue()
+        return source.read(into: buffer, count: Int(size))
+      }, nil,
+      kind == .stream
+        ? nil
+        : { opaque, offset, whence in
+          guard let opaque else { return Int64(mt_averror(EINVAL)) }
+          let source = Unmanaged<ByteSource>.fromOpaque(opaque).takeUnretainedValue()
+          return source.seek(offset: offset, whence: whence)
+        })
+    guard let context else {
+      var owned: UnsafeMutableRawPointer? = UnsafeMutableRawPointer(buffer)
+      av_freep(&owned)
+      return nil
+    }
+    context.pointee.seekable = kind == .stream ? 0 : AVIO_SEEKABLE_NORMAL
+    return context
+  }
+
+  /// Frees a context made by `makeIOContext` (and its current buffer).
+  static func freeIOContext(_ context: inout UnsafeMutablePointer<AVIOContext>?) {
+    guard let owned = context else { return }
+    withUnsafeMutablePointer(to: &owned.pointee.buffer) { av_freep($0) }
+    avio_context_free(&context)
+  }
+
+  /// The callback libavformat polls during blocking work on this input: stop when interrupted
+  /// or past the deadline.
+  var interruptCallback: AVIOInterruptCB {
+    AVIOInterruptCB(
+      callback: { opaque in
+        guard let opaque else { return Interruption.isRequested ? 1 : 0 }
+        let source = Unmanaged<ByteSource>.fromOpaque(opaque).takeUnretainedValue()
+        return source.shouldStop ? 1 : 0
+      }, opaque: Unmanaged.passUnretained(self).toOpaque())
+  }
+}
+
+/// The C library's `read`, under a name that does not clash with `ByteSource.read`.
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+  read(fd, buffer, count)
+}
+
+/// Seconds on the monotonic clock.
+func monotonicNow() -> Double {
+  var time = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &time)
+  return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
