@@ -155,6 +155,14 @@ import Testing
     #expect(explained.status == 0)
     #expect(explained.text.contains("320x240, 30 fps, 768 kbps"))
     #expect(explained.text.contains("Sources:"))
+    // --explain says how the verdicts are verified: a real player for the browsers that run in
+    // the tests, the documents alone for the others.
+    #expect(
+      try run("mediacompat", ["--explain", "chrome"]).text.contains(
+        "verified: against a real player"))
+    #expect(try run("mediacompat", ["--explain", "firefox"]).text.contains("Firefox ESR"))
+    #expect(try run("mediacompat", ["--explain", "safari"]).text.contains("cited documents only"))
+    #expect(explained.text.contains("verified: against the 2012-2013 source tables"))
     #expect(try run("mediacompat", ["--explain", "nope"]).status == 2)
   }
 
