@@ -245,6 +245,14 @@ import Testing
     }
   }
 
+  /// Android lists FLAC as mono or stereo up to 48 kHz: a 96 kHz FLAC is a warning there.
+  @Test func androidFlacAbove48kHz() throws {
+    let results = try check("tone_24bit_96k.flac", ["--platform", "android-14"])
+    #expect(results.first?["verdict"] as? String == "warn")
+    let findings = (results.first?["findings"] as? [[String: Any]]) ?? []
+    #expect(findings.map { $0["field"] as? String } == ["audio.sample_rate"])
+  }
+
   /// H.264 + AAC in QuickTime (brand 'qt  ') plays in both browsers (browser oracle: Chromium and
   /// Firefox ESR play h264_aac.mov); it used to fail as an unknown container.
   @Test func quickTimePlaysInBrowsers() throws {
