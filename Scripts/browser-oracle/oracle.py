@@ -182,6 +182,8 @@ def launch(browser, url, workdir):
             "toolkit.startup.max_resumed_crashes": -1,
             "browser.sessionstore.resume_from_crash": False,
             "dom.min_background_timeout_value": 4,
+            # No sound card here: without a (mock) audio device Firefox never starts the
+            # AudioContext, and the page could not see decoded audio.
             "media.cubeb.force_mock_context": True,
         }
         with open(os.path.join(profile, "user.js"), "w") as f:
