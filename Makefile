@@ -1,6 +1,9 @@
 # MediaTools — see README.md.
 #   make demo     install what is missing, build, probe a bundled sample
-#   make test     install what is missing, build, run every test and drift check
+#   make test     install what is missing, build, run every test and drift check, and the
+#                 browser oracle (make test-browsers)
+#   make test-browsers  play a generated corpus in headless Chromium and Firefox ESR and compare
+#                 with mediacompat's chrome/firefox verdicts (no false pass, no false fail)
 #   make bench    benchmarks against ffprobe, mediainfo and ffmpeg (release build)
 #   make test-large  a real > 4 GiB WAV (RF64) checked with sox, sndfile-info, ffprobe
 #   make fuzz     mutated fixtures through every tool: no crash, no hang
@@ -9,7 +12,7 @@ PREFIX ?= /usr/local
 TOOLS := mediaprobe media2wav mediacompat
 SAMPLE := Tests/Fixtures/orient_right.mp4
 
-.PHONY: all setup build release demo test test-large fuzz lint check-generated generated fixtures goldens bench install uninstall clean
+.PHONY: all setup build release demo test test-browsers test-large fuzz lint check-generated generated fixtures goldens bench install uninstall clean
 
 all: build
 
@@ -44,8 +47,13 @@ demo: build
 test: setup
 	swift build --build-tests
 	swift test
+	./Scripts/browser-oracle/run.sh
 	./Scripts/update-generated.sh --check
 	swift format lint --strict --recursive Sources Tests Package.swift
+
+# The real-player oracle alone (Scripts/browser-oracle; under a minute on two cores).
+test-browsers: build
+	./Scripts/browser-oracle/run.sh
 
 # Writes and checks a real WAV over 4 GiB (RF64); needs ~4.5 GB of free disk, so not in `make test`.
 test-large: release

@@ -13,6 +13,47 @@ bitexact=(-fflags +bitexact -flags:v +bitexact -flags:a +bitexact)
 x264=(-c:v libx264 -preset veryfast -pix_fmt yuv420p)
 aac=(-c:a aac -b:a 64k)
 
+# --- mediacompat: audio files on the modern platforms (Tests/CompatFixtures, issue 8) -----------
+# One small file (0.5 s, mono) per audio row of MediaCompatTests.audioTable; their verdicts come from
+# the platforms' documents and the browser oracle (Scripts/browser-oracle). A folder of their own,
+# so the probe and extraction suites over Tests/Fixtures are unchanged. `make-fixtures.sh
+# compat-audio` makes only these.
+compat_audio() {
+  local dir=Tests/CompatFixtures a="sine=frequency=440:sample_rate=44100" p="sine=frequency=440:sample_rate=22050"
+  mkdir -p "$dir"
+  c() { ff -f lavfi -i "$1" -t 0.5 -ac 1 "${@:2:$#-2}" "${bitexact[@]}" "${@: -1}"; }  # source, options..., output
+  c "$a" -c:a libmp3lame -b:a 64k "$dir/mp3.mp3"
+  c "$a" -c:a aac -b:a 64k -f ipod "$dir/aac.m4a"                 # brand 'M4A '
+  c "$a" -c:a aac -b:a 64k -brand isom "$dir/aac_isom.mp4"
+  c "$a" -c:a aac -b:a 64k -f adts "$dir/aac_adts.aac"
+  c "$a" -c:a alac -f ipod "$dir/alac.m4a"
+  c "$a" -c:a alac "$dir/alac.caf"
+  c "$a" -c:a flac "$dir/flac.flac"
+  c "$a" -c:a flac -strict -2 "$dir/flac.mp4"
+  c "$a" -c:a flac "$dir/flac.ogg"
+  c "sine=frequency=440:sample_rate=48000" -c:a libopus -b:a 32k "$dir/opus.ogg"
+  c "sine=frequency=440:sample_rate=48000" -c:a libopus -b:a 32k "$dir/opus.webm"
+  c "sine=frequency=440:sample_rate=48000" -c:a libopus -b:a 32k "$dir/opus.mp4"
+  c "sine=frequency=440:sample_rate=48000" -c:a libopus -b:a 32k "$dir/opus.caf"
+  c "$a" -c:a libvorbis -b:a 64k "$dir/vorbis.ogg"
+  c "$a" -c:a libvorbis -b:a 64k "$dir/vorbis.webm"
+  c "$a" -c:a libvorbis -b:a 64k -strict -2 "$dir/vorbis.mp4"
+  for fmt in u8 s16le s24le s32le f32le; do c "$p" -c:a "pcm_$fmt" "$dir/pcm_$fmt.wav"; done
+  c "$p" -c:a pcm_s16be "$dir/pcm_s16be.aiff"
+  c "sine=frequency=440:sample_rate=48000" -c:a ac3 -b:a 96k "$dir/ac3.ac3"
+  c "sine=frequency=440:sample_rate=48000" -c:a eac3 -b:a 96k "$dir/eac3.eac3"
+  c "sine=frequency=440:sample_rate=48000" -c:a ac3 -b:a 96k "$dir/ac3.mp4"
+  c "sine=frequency=440:sample_rate=48000" -c:a eac3 -b:a 96k "$dir/eac3.mp4"
+  # AMR-NB has no encoder in Debian's FFmpeg: 25 hand-made 12.2 kbit/s frames (0.5 s).
+  python3 -c 'import sys; sys.stdout.buffer.write(b"#!AMR\n" + (b"\x3c" + bytes(range(7, 38))) * 25)' > "$dir/amr_nb.amr"
+  ff -i "$dir/amr_nb.amr" -c copy "${bitexact[@]}" "$dir/amr_nb.3gp"
+  du -sh "$dir"
+}
+if [ "${1:-}" = compat-audio ]; then
+  compat_audio
+  exit 0
+fi
+
 # --- Video codecs, containers and frame rates (1 s each, small) -----------------------------
 ff -f lavfi -i "$(video 320x240 25)" -f lavfi -i "$(tone)" -t 1 "${x264[@]}" -profile:v baseline -level 3.0 "${aac[@]}" -movflags +faststart "${bitexact[@]}" "$out/h264_25fps.mp4"
 ff -f lavfi -i "$(video 320x240 24000/1001)" -f lavfi -i "$(tone)" -t 1 "${x264[@]}" "${aac[@]}" "${bitexact[@]}" "$out/h264_23.976fps.mov"
@@ -176,4 +217,5 @@ rm -f /tmp/mediatools-tail.mp4
 printf '#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\n/etc/passwd\n#EXTINF:10,\nhttp://example.invalid/segment.ts\n#EXT-X-ENDLIST\n' > "$out/hostile_playlist.m3u8"
 printf "ffconcat version 1.0\nfile '/etc/passwd'\nfile 'h264_25fps.mp4'\n" > "$out/hostile_list.ffconcat"
 
+compat_audio
 du -sh "$out"

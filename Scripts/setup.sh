@@ -14,6 +14,8 @@ packages=(
   jq                # README examples, demo
   time              # /usr/bin/time: peak memory in the benchmark
   bc                # arithmetic in the benchmark
+  chromium          # the real-player oracle (make test-browsers): headless, no webdriver
+  firefox-esr       # the same oracle's second browser
 )
 
 missing=()

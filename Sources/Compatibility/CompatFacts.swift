@@ -85,18 +85,19 @@ public struct CompatFacts: Sendable {
     audioIndex = audio?.index
   }
 
-  /// The container as platforms name it: the MP4 family by its brand (`mov`, `m4v`, `3gp`,
-  /// `m4a`, else `mp4`), Matroska as `webm` when every codec is a WebM codec (else `mkv`), MPEG-TS
-  /// as `ts`, and otherwise the demuxer's first name.
+  /// The container as platforms name it. The ISO base media family by what it is: QuickTime
+  /// (brand `qt  `) is `mov`, 3GPP and 3GPP2 (`3gp*`, `3g2*`) are `3gp`, and every other brand
+  /// (`isom`, `mp41`, `mp42`, `M4A `, `M4V `, `M4B `, `dash`, ...) is `mp4`: an `.m4a` is MP4
+  /// audio and an `.m4v` is MP4 video. Matroska is `webm` when every codec is a WebM codec (else
+  /// `mkv`), MPEG-TS is `ts`, raw ADTS AAC is `adts`, and other demuxers keep their first name
+  /// (`mp3`, `flac`, `ogg`, `wav`, `aiff`, `caf`, `amr`, `ac3`, `eac3`, ...).
   static func containerName(_ info: MediaInfo, video: MediaStream?, audio: MediaStream?) -> String {
     let demuxer = info.container.formatName
     if demuxer.hasPrefix("mov,") {
       let brand = (info.container.majorBrand ?? "").trimmingCharacters(in: " ").lowercased()
       switch brand {
       case "qt": return "mov"
-      case let b where b.hasPrefix("m4v"): return "m4v"
-      case let b where b.hasPrefix("3g"): return "3gp"
-      case let b where b.hasPrefix("m4a"): return "m4a"
+      case let b where b.hasPrefix("3gp") || b.hasPrefix("3g2"): return "3gp"
       default: return "mp4"
       }
     }
@@ -106,6 +107,7 @@ public struct CompatFacts: Sendable {
       return codecs.allSatisfy(webm.contains) ? "webm" : "mkv"
     }
     if demuxer == "mpegts" { return "ts" }
+    if demuxer == "aac" { return "adts" }
     return String(demuxer.split(separator: ",").first ?? "")
   }
 

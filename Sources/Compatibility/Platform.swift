@@ -24,10 +24,13 @@ public struct Platform: Codable, Sendable, Equatable {
   public var transcode: TranscodeRecipe
   /// Remarks on judgement calls.
   public var notes: String?
+  /// How the verdicts are verified: against a real player in the tests, or only against the
+  /// cited documents.
+  public var verification: String?
 
   enum CodingKeys: String, CodingKey {
     case schemaVersion = "schema_version", id, name, era, aliases, sources
-    case directPlay = "direct_play", rules, transcode, notes
+    case directPlay = "direct_play", rules, transcode, notes, verification
   }
 }
 

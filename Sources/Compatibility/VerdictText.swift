@@ -32,6 +32,7 @@ public enum PlatformExplanation {
     if !platform.aliases.isEmpty {
       lines.append("aliases: \(platform.aliases.joined(separator: ", "))")
     }
+    if let verification = platform.verification { lines.append("verified: \(verification)") }
     lines.append("")
     lines.append("Plays directly:")
     for row in platform.directPlay {

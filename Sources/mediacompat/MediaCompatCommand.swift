@@ -31,6 +31,13 @@ struct MediaCompatCommand: ParsableCommand {
       --suggest prints an ffmpeg command that would make the file pass (copying what already \
       plays). Without --platform, a table across all platforms.
 
+      How the verdicts are verified: the chrome and firefox data are checked against real \
+      players: the test suite plays a generated corpus of the web's containers and codecs in \
+      headless Chromium and Firefox ESR and fails on any PASS that does not play or FAIL that \
+      plays. The other platforms rest on the documents their rules cite (Apple, Android, MDN, \
+      caniuse, the 2012 tables); where a document is silent the verdict is WARN with the reason. \
+      --explain P says which applies to P.
+
       --delivery stream adds the streaming advisories: MP4 without fast start (moov after mdat) \
       on Android, and Apple's rule that video streamed over cellular for more than 10 minutes \
       needs HTTP Live Streaming (with the historical 10 MB note on iphone-2012).

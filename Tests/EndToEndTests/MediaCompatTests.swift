@@ -155,6 +155,14 @@ import Testing
     #expect(explained.status == 0)
     #expect(explained.text.contains("320x240, 30 fps, 768 kbps"))
     #expect(explained.text.contains("Sources:"))
+    // --explain says how the verdicts are verified: a real player for the browsers that run in
+    // the tests, the documents alone for the others.
+    #expect(
+      try run("mediacompat", ["--explain", "chrome"]).text.contains(
+        "verified: against a real player"))
+    #expect(try run("mediacompat", ["--explain", "firefox"]).text.contains("Firefox ESR"))
+    #expect(try run("mediacompat", ["--explain", "safari"]).text.contains("cited documents only"))
+    #expect(explained.text.contains("verified: against the 2012-2013 source tables"))
     #expect(try run("mediacompat", ["--explain", "nope"]).status == 64)
   }
 
@@ -167,6 +175,106 @@ import Testing
     let fromCompat = try JSONSerialization.data(
       withJSONObject: value(try compat.json(), "results") as Any, options: [.sortedKeys])
     #expect(fromProbe == fromCompat)
+  }
+
+  /// The audio files of issue 8 (Tests/CompatFixtures, made by `make-fixtures.sh compat-audio`):
+  /// one cell per platform of `audioPlatforms`. Where the cells come from:
+  /// - chrome, firefox: what headless Chromium and Firefox ESR did with the same files in the
+  ///   browser oracle (Scripts/browser-oracle, run by `make test`), which agrees with Chromium's
+  ///   Audio/Video list and MDN where they speak;
+  /// - ios-17, safari: Apple's iPhone specifications (AAC, MP3, Linear PCM, Apple Lossless, FLAC,
+  ///   Dolby Digital, Dolby Digital Plus) and AVFileType (MP3, M4A, WAVE, AIFF, CAF, AMR, AC-3,
+  ///   E-AC-3), caniuse (FLAC from Safari 11, Opus in WebM/MP4 from Safari 17), no Ogg and no
+  ///   WebM in AVPlayer; W where no Apple document lists the combination;
+  /// - android-14: Android's Supported media formats (MP3, AAC in MP4/ADTS, FLAC in FLAC/MP4/MKV,
+  ///   Opus and Vorbis in Ogg/Matroska, Vorbis in MP4, AMR, 8- and 16-bit WAVE) and CDD 5.1.2
+  ///   (PCM up to 24-bit); W where the list is silent (AC-3, Opus in MP4, FLAC in Ogg, 32-bit PCM).
+  static let audioPlatforms = ["ios-17", "android-14", "chrome", "safari", "firefox"]
+  static let audioTable: [(fixture: String, cells: String)] = [
+    ("mp3.mp3", "P P P P P"),
+    ("aac.m4a", "P P P P P"),  // brand 'M4A ': MP4 audio
+    ("aac_isom.mp4", "P P P P P"),
+    ("aac_adts.aac", "P P P P P"),
+    ("alac.m4a", "P F F P F"),
+    ("alac.caf", "P F F W F"),
+    ("flac.flac", "P P P P P"),
+    ("flac.mp4", "W P P W P"),
+    ("flac.ogg", "F W P F P"),
+    ("opus.ogg", "F P P F P"),
+    ("opus.webm", "F P P W P"),
+    ("opus.mp4", "W W P W P"),
+    ("opus.caf", "W F F W F"),
+    ("vorbis.ogg", "F P P F P"),
+    ("vorbis.webm", "F P P W P"),
+    ("vorbis.mp4", "F P P F F"),
+    ("pcm_u8.wav", "P P P P P"),
+    ("pcm_s16le.wav", "P P P P P"),
+    ("pcm_s24le.wav", "P P P P P"),
+    ("pcm_s32le.wav", "P W P P P"),
+    ("pcm_f32le.wav", "P W P P P"),
+    ("pcm_s16be.aiff", "P F F W F"),
+    ("amr_nb.amr", "W P F W F"),
+    ("amr_nb.3gp", "W P F F F"),
+    ("ac3.ac3", "P F F W F"),
+    ("eac3.eac3", "P F F W F"),
+    ("ac3.mp4", "P W F P F"),
+    ("eac3.mp4", "P W F P F"),
+  ]
+
+  @Test(arguments: audioTable.map(\.fixture))
+  func audioFile(_ fixture: String) throws {
+    let cells = try #require(Self.audioTable.first { $0.fixture == fixture }).cells
+    let result = try run(
+      "mediacompat",
+      [
+        "--json", "--platform", Self.audioPlatforms.joined(separator: ","),
+        "Tests/CompatFixtures/\(fixture)",
+      ])
+    let results = try #require(value(try result.json(), "results") as? [[String: Any]])
+    #expect(results.map { $0["platform"] as? String } == Self.audioPlatforms)
+    for (result, cell) in zip(results, cells.split(separator: " ")) {
+      let expected = ["P": "pass", "W": "warn", "F": "fail"][String(cell)]!
+      let findings = (result["findings"] as? [[String: Any]]) ?? []
+      #expect(
+        result["verdict"] as? String == expected,
+        "\(fixture) on \(result["platform"] ?? "?"): \(findings.map { $0["reason"] ?? "" })")
+      // A warning says why: a reason and a source for every finding.
+      for finding in findings {
+        #expect(!(finding["reason"] as? String ?? "").isEmpty && finding["source"] is String)
+      }
+    }
+  }
+
+  /// Android lists FLAC as mono or stereo up to 48 kHz: a 96 kHz FLAC is a warning there.
+  @Test func androidFlacAbove48kHz() throws {
+    let results = try check("tone_24bit_96k.flac", ["--platform", "android-14"])
+    #expect(results.first?["verdict"] as? String == "warn")
+    let findings = (results.first?["findings"] as? [[String: Any]]) ?? []
+    #expect(findings.map { $0["field"] as? String } == ["audio.sample_rate"])
+  }
+
+  /// H.264 + AAC in QuickTime (brand 'qt  ') plays in both browsers (browser oracle: Chromium and
+  /// Firefox ESR play h264_aac.mov); it used to fail as an unknown container.
+  @Test func quickTimePlaysInBrowsers() throws {
+    let results = try check("h264_23.976fps.mov", ["--platform", "chrome,firefox"])
+    #expect(results.map { $0["verdict"] as? String } == ["pass", "pass"])
+  }
+
+  /// The limit of a finding is the condition the file must meet: Matroska on chrome is warned
+  /// because it is not among the containers Chromium documents (MP4/MOV, Ogg, WebM, WAV), not
+  /// "container = mkv (not in mkv)".
+  @Test func findingLimitIsTheRealCondition() throws {
+    for platform in ["chrome", "firefox"] {
+      let results = try check("h264_30fps.mkv", ["--platform", platform])
+      let findings = try #require(results.first?["findings"] as? [[String: Any]])
+      let container = try #require(findings.first { $0["field"] as? String == "container" })
+      let limit = try #require(container["limit"] as? String)
+      #expect(limit.hasPrefix("in ") && limit.contains("mp4") && limit.contains("webm"), "\(limit)")
+      #expect(!limit.contains("mkv"), "\(platform): \(limit)")
+    }
+    let text = try run(
+      "mediacompat", ["--platform", "chrome", "\(fixturesDirectory)/h264_30fps.mkv"])
+    #expect(!text.text.contains("(not in mkv)"), "\(text.text)")
   }
 
   @Test func outputsValidateAndMatchGoldens() throws {
