@@ -18,7 +18,7 @@ import Testing
     #expect(refused.text.isEmpty, "\(tool) printed \(refused.text.prefix(80))")
     let options = tool == "mediacompat" ? ["--platform", "chrome"] : []
     let accepted = try run(tool, options + ["--", "-dash.m4a"], in: directory.url)
-    #expect(accepted.status == (tool == "mediacompat" ? 1 : 0), "\(tool): \(accepted.stderr)")
+    #expect(accepted.status == 0, "\(tool): \(accepted.stderr)")  // a WAV plays in Chrome
     #expect(
       tool != "media2wav" || FileManager.default.fileExists(atPath: directory.path("-dash.wav")))
   }
