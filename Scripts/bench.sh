@@ -7,7 +7,12 @@
 #   media2wav: 30 min of 48 kHz stereo AAC (M4A) to s16 WAV in <= 0.95x the wall time of
 #     `ffmpeg -threads 1 ... -acodec pcm_s16le`, peak RSS <= ffmpeg's, and the same peak RSS
 #     (+- 2 MiB) for a 1-minute and a 60-minute input.
-#   Scripts/bench.sh [mediaprobe|media2wav]   (make bench builds the release binaries first)
+#   mediaprobe --verify: 60 s of 1080p H.264 + AAC in <= 1.0x the wall time of
+#     `ffmpeg -v error -threads 2 -i IN -f null -` (the same threads), peak RSS <= ffmpeg's; 200
+#     small files in one call >= 10x faster than an ffmpeg-per-file loop; the same peak RSS
+#     (+- 2 MiB) for a 10-minute and a 60-minute file. --hash md5 side by side with ffmpeg's
+#     streamhash muxer.
+#   Scripts/bench.sh [mediaprobe|media2wav|verify]   (make bench builds the release binaries first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
@@ -108,9 +113,60 @@ bench_media2wav() {
   rm -f "$work"/*.wav
 }
 
+bench_verify() {
+  # Long media is made once and kept in bench-work/ (ignored by git).
+  local media=bench-work/verify
+  mkdir -p "$media"
+  make_clip() {  # name size rate seconds
+    [ -s "$media/$1" ] && return
+    echo "== making $1 ($2, $4 s)"
+    ffmpeg -nostdin -v error -y -f lavfi -i "testsrc2=size=$2:rate=$3" -f lavfi -i "sine=sample_rate=48000" \
+      -t "$4" -c:v libx264 -preset veryfast -crf 23 -c:a aac -b:a 128k "$media/$1.tmp.mp4"
+    mv "$media/$1.tmp.mp4" "$media/$1"
+  }
+  make_clip 1080p_60s.mp4 1920x1080 30 60
+  make_clip 240p_10min.mp4 320x240 30 600
+  make_clip 240p_60min.mp4 320x240 30 3600
+  local big=$media/1080p_60s.mp4 ours theirs best_ours=999 best_theirs=999
+  echo "== --verify, 60 s of 1080p30 H.264 + AAC, best of 3"
+  for _ in 1 2 3; do
+    t0=$EPOCHREALTIME; "$probe" --verify "$big" >/dev/null; t1=$EPOCHREALTIME
+    ffmpeg -nostdin -v error -threads 2 -i "$big" -f null - ; t2=$EPOCHREALTIME
+    ours=$(elapsed "$t0" "$t1"); theirs=$(elapsed "$t1" "$t2")
+    best_ours=$(echo "if ($ours < $best_ours) $ours else $best_ours" | bc -l)
+    best_theirs=$(echo "if ($theirs < $best_theirs) $theirs else $best_theirs" | bc -l)
+  done
+  printf 'mediaprobe --verify %.2f s, ffmpeg -threads 2 -f null %.2f s, ratio %s (target <= 1.0)\n' \
+    "$best_ours" "$best_theirs" "$(ratio "$best_ours" "$best_theirs")"
+  ours=$(peak_kib "$probe" --verify "$big"); theirs=$(peak_kib ffmpeg -nostdin -v error -threads 2 -i "$big" -f null -)
+  printf 'peak RSS: mediaprobe %s KiB, ffmpeg %s KiB (target: mediaprobe <= ffmpeg)\n' "$ours" "$theirs"
+  t0=$EPOCHREALTIME; "$probe" --verify --hash md5 "$big" >/dev/null; t1=$EPOCHREALTIME
+  ffmpeg -nostdin -v error -threads 2 -i "$big" -map 0:v -map 0:a -fps_mode passthrough -f streamhash -hash md5 - >/dev/null; t2=$EPOCHREALTIME
+  printf 'with --hash md5: mediaprobe %.2f s, ffmpeg -f streamhash -hash md5 %.2f s, ratio %s\n' \
+    "$(elapsed "$t0" "$t1")" "$(elapsed "$t1" "$t2")" "$(ratio "$(elapsed "$t0" "$t1")" "$(elapsed "$t1" "$t2")")"
+
+  echo "== --verify, 200 small files (copies of the fixtures)"
+  mapfile -t fixtures < <(ls Tests/Fixtures/* | grep -v hostile_)
+  mkdir -p "$work/v200"
+  for i in $(seq 0 199); do cp "${fixtures[$((i % ${#fixtures[@]}))]}" "$work/v200/$(printf '%03d' "$i")_$(basename "${fixtures[$((i % ${#fixtures[@]}))]}")"; done
+  t0=$EPOCHREALTIME; "$probe" --verify --ndjson "$work"/v200/* >/dev/null || true; t1=$EPOCHREALTIME
+  for f in "$work"/v200/*; do ffmpeg -nostdin -v error -threads 2 -i "$f" -f null - 2>/dev/null || true; done; t2=$EPOCHREALTIME
+  ours=$(elapsed "$t0" "$t1"); theirs=$(elapsed "$t1" "$t2")
+  printf 'mediaprobe --verify %.2f s, ffmpeg loop %.2f s: %.1fx faster (target >= 10x)\n' \
+    "$ours" "$theirs" "$(echo "$theirs / $ours" | bc -l)"
+
+  echo "== --verify peak memory against length (320x240 H.264 + AAC)"
+  local ten sixty
+  ten=$(peak_kib "$probe" --verify "$media/240p_10min.mp4"); sixty=$(peak_kib "$probe" --verify "$media/240p_60min.mp4")
+  printf '10 min %s KiB, 60 min %s KiB, difference %s KiB (target: within 2048)\n' "$ten" "$sixty" "$((sixty - ten))"
+  ten=$(peak_kib "$probe" "$media/240p_10min.mp4"); sixty=$(peak_kib "$probe" "$media/240p_60min.mp4")
+  printf '  of which opening the MP4 (no decoding): 10 min %s KiB, 60 min %s KiB, difference %s KiB\n' "$ten" "$sixty" "$((sixty - ten))"
+}
+
 case "$which" in
   mediaprobe) bench_mediaprobe ;;
   media2wav) bench_media2wav ;;
-  all) bench_mediaprobe; bench_media2wav ;;
-  *) echo "usage: Scripts/bench.sh [mediaprobe|media2wav]" >&2; exit 64 ;;
+  verify) bench_verify ;;
+  all) bench_mediaprobe; bench_media2wav; bench_verify ;;
+  *) echo "usage: Scripts/bench.sh [mediaprobe|media2wav|verify]" >&2; exit 64 ;;
 esac

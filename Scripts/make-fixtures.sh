@@ -196,6 +196,34 @@ ff -f lavfi -i "$(video 640x480 30)" -f lavfi -i "$(tone)" -t 1 -c:v mpeg4 -b:v 
 ff -f lavfi -i "$(video 1920x1080 30)" -f lavfi -i "$(tone)" -t 0.5 -c:v libsvtav1 -preset 12 -pix_fmt yuv420p "${aac128[@]}" -movflags +faststart "${bitexact[@]}" "$out/compat_10_av1_1080p.mp4"
 ff -f lavfi -i "$(video 1920x1080 30)" -f lavfi -i "$(tone)" -t 0.5 "${x264[@]}" -profile:v main -flags +ildct+ilme -x264-params tff=1 "${aac128[@]}" -movflags +faststart "${bitexact[@]}" "$out/compat_11_h264_main_1080i.mp4"
 
+# --- Damaged files for --verify (Tests/DamagedFixtures; issue 11) ------------------------------
+# Clean sources, then damage at a packet chosen from ffprobe's packet list (Scripts/damage.py),
+# so each file's damage, and the time of its first error, are known by construction.
+damaged=Tests/DamagedFixtures
+mkdir -p "$damaged"
+src=/tmp/mediatools-damage
+mkdir -p "$src"
+# (320x240: in smaller pictures, overwritten bytes in a P-frame often decode without a complaint.)
+ff -f lavfi -i "$(video 320x240 25)" -f lavfi -i "$(tone 440 48000)" -t 2 "${x264[@]}" -g 25 "${aac[@]}" -movflags +faststart "${bitexact[@]}" "$src/h264_aac.mp4"
+ff -f lavfi -i "$(video 320x240 25)" -t 2 -c:v libx265 -preset ultrafast -x265-params log-level=error:keyint=25:min-keyint=25 -tag:v hvc1 "${bitexact[@]}" "$src/hevc.mp4"
+ff -f lavfi -i "$(tone 440 44100)" -t 2 -c:a libmp3lame -b:a 128k "${bitexact[@]}" "$src/tone.mp3"
+ff -f lavfi -i "$(tone 440 44100)" -t 2 -c:a flac "${bitexact[@]}" "$src/tone.flac"
+ff -f lavfi -i "$(tone 440 48000)" -t 2 -c:a libopus "${bitexact[@]}" "$src/tone.webm"
+ff -f lavfi -i "$(video 160x120 25)" -f lavfi -i "$(tone 440 48000)" -t 2 "${x264[@]}" -g 25 "${aac[@]}" "${bitexact[@]}" "$src/h264_aac.mkv"
+ff -f lavfi -i "$(video 160x120 25)" -f lavfi -i "$(tone 440 48000)" -t 2 "${x264[@]}" -g 25 "${aac[@]}" "${bitexact[@]}" "$src/h264_aac.ts"
+python3 Scripts/damage.py overwrite "$src/h264_aac.mp4" "$damaged/h264_pframe_hit.mp4" 0 30 64
+python3 Scripts/damage.py zero "$src/h264_aac.mp4" "$damaged/h264_idr_zeroed.mp4" 0 25
+python3 Scripts/damage.py overwrite "$src/h264_aac.mp4" "$damaged/aac_hit.mp4" 1 40 16
+python3 Scripts/damage.py overwrite "$src/hevc.mp4" "$damaged/hevc_hit.mp4" 0 30 256
+python3 Scripts/damage.py bad-mp3-header "$src/tone.mp3" "$damaged/mp3_bad_header.mp3" 40
+python3 Scripts/damage.py overwrite "$src/tone.flac" "$damaged/flac_hit.flac" 0 10 16
+python3 Scripts/damage.py fill "$src/tone.webm" "$damaged/opus_hit.webm" 0 40 4 0xFF
+python3 Scripts/damage.py cut "$src/h264_aac.mp4" "$damaged/cut_faststart.mp4" 0.6
+python3 Scripts/damage.py cut "$src/h264_aac.mkv" "$damaged/cut.mkv" 0.5
+python3 Scripts/damage.py cut "$src/h264_aac.ts" "$damaged/cut.ts" 0.47
+python3 Scripts/damage.py rename-box "$src/h264_aac.mp4" "$damaged/moov_deleted.mp4" moov xxxx
+rm -rf "$src"
+
 # --- Hostile inputs ---------------------------------------------------------------------------
 : > "$out/hostile_empty.mp4"
 python3 -c 'import random,sys; random.seed(7); sys.stdout.buffer.write(bytes(random.getrandbits(8) for _ in range(65536)))' > "$out/hostile_random.bin"

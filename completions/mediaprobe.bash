@@ -163,13 +163,17 @@ _mediaprobe() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(--scan --summary --ndjson -r --recursive --allow-references -q --quiet -v --verbose --version -h --help)
+    local -a non_repeating_flags=(--scan --verify --verify-fast --summary --ndjson -r --recursive --allow-references -q --quiet -v --verbose --version -h --help)
     local -a repeating_options=(--compat)
-    local -a non_repeating_options=(-j --jobs --timeout)
+    local -a non_repeating_options=(--hash -j --jobs --timeout)
     __mediaprobe_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
+    '--hash')
+        __mediaprobe_add_completions -W 'md5'
+        return
+        ;;
     '-j'|'--jobs')
         return
         ;;

@@ -20,7 +20,7 @@ function __mediaprobe_parse_tokens -S
     set -l unparsed_tokens (__mediaprobe_tokens -pc)
     switch $unparsed_tokens[1]
     case 'mediaprobe'
-        __mediaprobe_parse_subcommand -r 1 'scan' 'summary' 'ndjson' 'j/jobs=' 'r/recursive' 'allow-references' 'timeout=' 'compat=+' 'q/quiet' 'v/verbose' 'version' 'h/help'
+        __mediaprobe_parse_subcommand -r 1 'scan' 'verify' 'verify-fast' 'hash=' 'summary' 'ndjson' 'j/jobs=' 'r/recursive' 'allow-references' 'timeout=' 'compat=+' 'q/quiet' 'v/verbose' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __mediaprobe_parse_subcommand -r 1 'version'
@@ -78,6 +78,9 @@ end
 
 complete -c 'mediaprobe' -f
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" scan' -l 'scan' -d 'Demux every packet (no decoding): exact frame counts and durations, CFR/VFR verdict, min/max frame rate.'
+complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" verify' -l 'verify' -d 'Decode every audio and video stream to the end (--verify), or only the video keyframes (--verify-fast; also --verify=full|fast): counts, damage, an integrity verdict.'
+complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" verify-fast' -l 'verify-fast' -d 'Decode every audio and video stream to the end (--verify), or only the video keyframes (--verify-fast; also --verify=full|fast): counts, damage, an integrity verdict.'
+complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" hash' -l 'hash' -d 'With --verify: hash the decoded content as ffmpeg\'s streamhash muxer does (implies --verify).' -rfka 'md5'
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" summary' -l 'summary' -d 'Print a short human-readable table instead of JSON.'
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" ndjson' -l 'ndjson' -d 'Print one compact JSON object per line, each as soon as it (and all before it) are done.'
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" j jobs' -s 'j' -l 'jobs' -d 'Work on this many files at once (default: the number of cores); the output keeps the input order.' -rfka ''

@@ -8,6 +8,8 @@
 #include <libavutil/display.h>
 #include <libavutil/pixdesc.h>
 #include <libavutil/opt.h>
+#include <libavutil/md5.h>
+#include <libavutil/imgutils.h>
 
 /* FFmpeg macros that Swift cannot import, as functions and constants with one prefix. */
 
@@ -18,5 +20,31 @@ static const int mt_averror_eagain = AVERROR(EAGAIN);
 static const int mt_averror_exit = AVERROR_EXIT;
 static const int64_t mt_nopts_value = AV_NOPTS_VALUE;
 static const int mt_time_base = AV_TIME_BASE;
+
+/* av_log callbacks: Swift cannot va_copy, and a message must be both formatted for us and
+ * passed on to FFmpeg's default callback (which prints it if the log level allows). */
+
+/* Formats one message into `line` (keeping `prefix` across calls) and passes it on to the
+ * default callback. */
+static inline void mt_log_format_and_forward(void *avcl, int level, const char *fmt, va_list vl,
+                                             char *line, int size, int *prefix) {
+    va_list copy;
+    va_copy(copy, vl);
+    av_log_format_line2(avcl, level, fmt, copy, line, size, prefix);
+    va_end(copy);
+    av_log_default_callback(avcl, level, fmt, vl);
+}
+
+/* The `opaque` of the context a message comes from: a decoder's (AVCodecContext, also its frame
+ * threads' copies) or a demuxer's (AVFormatContext); NULL for anything else. */
+static inline void *mt_log_context_opaque(void *avcl) {
+    if (!avcl) return NULL;
+    const AVClass *cls = *(const AVClass **)avcl;
+    if (cls == avcodec_get_class()) return ((AVCodecContext *)avcl)->opaque;
+    void *opaque = NULL;
+    if (cls == avcodec_get_class()) opaque = ((AVCodecContext *)avcl)->opaque;
+    else if (cls == avformat_get_class()) opaque = ((AVFormatContext *)avcl)->opaque;
+    return opaque;
+}
 
 #endif

@@ -19,8 +19,7 @@ public func orderedParallel<Result: Sendable>(
   emit: @escaping @Sendable (Int, Result) -> Void
 ) {
   guard count > 0 else { return }
-  let workers =
-    count == 1 ? 1 : max(1, min(jobs ?? ProcessInfo.processInfo.activeProcessorCount, count))
+  let workers = workerCount(items: count, jobs: jobs)
   if workers == 1 {
     // One item or --jobs 1: no thread pool to start.
     for index in 0..<count { emit(index, work(index)) }
@@ -43,6 +42,15 @@ public func orderedParallel<Result: Sendable>(
     }
   }
 }
+
+/// How many workers `orderedParallel` runs for `items` inputs: `jobs`, else one per core the
+/// process may use (asked only when there is more than one item), never more than the items.
+public func workerCount(items: Int, jobs: Int?) -> Int {
+  items <= 1 ? 1 : max(1, min(jobs ?? coreCount, items))
+}
+
+/// The cores this process may use (its CPU affinity and cgroup quota).
+public var coreCount: Int { ProcessInfo.processInfo.activeProcessorCount }
 
 /// Results that finished ahead of the next one to emit.
 private struct OrderedResults<Result> {

@@ -17,6 +17,9 @@ public enum ExitStatus {
   public static let failure: Int32 = 1
   /// An input could not be checked at all (mediacompat).
   public static let unchecked: Int32 = 2
+  /// Every input was probed, but some is damaged, truncated or undecodable
+  /// (`mediaprobe --verify`).
+  public static let damaged: Int32 = 2
   /// The command line was wrong (ArgumentParser's validation code).
   public static let usage: Int32 = 64
 }

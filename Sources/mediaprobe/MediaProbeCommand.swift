@@ -33,17 +33,32 @@ struct MediaProbeCommand: ParsableCommand {
       not_found, not_a_file, permission_denied, empty, unrecognized_format, truncated, corrupt, \
       refused_reference, read_error, timeout.
 
+      VERIFY: --verify decodes every audio and video stream to the end and adds to each a \
+      "decode" object (frames or samples output, first and end time, errors: the count of \
+      damaged packets and the first 20 as {time, pts, kind, message}, with kind one of \
+      invalid_data, concealed, missing_reference, truncated_packet, timestamp_jump, \
+      decoder_failed, container), and to the file an "integrity" verdict: ok, damaged, \
+      truncated or undecodable. What a decoder only logs is counted for the packet it is about, \
+      also on frame threads, so results are the same on every run. --hash md5 adds the MD5 of \
+      the decoded content, equal to ffmpeg's streamhash muxer (stored pictures: ffmpeg's \
+      -noautorotate). --verify-fast (or --verify=fast) decodes only the video's keyframes (it \
+      misses damage in other frames, and the frame count is the keyframes') and the audio whole.
+
       Inputs are treated as untrusted: only local files and standard input are read, and \
       playlists or lists that open other resources (HLS, DASH, concat, image patterns, IMF) are \
       refused unless --allow-references is given.
 
-      EXIT STATUS: 0 when every input was probed, 1 when any input failed, 64 for usage errors \
-      (an unknown option or platform name). \(CommonHelp.dashes)
+      EXIT STATUS: 0 when every input was probed (and, with --verify, is ok), 1 when any input \
+      could not be probed, 2 when all were probed but some verified input is damaged, \
+      truncated or undecodable, 64 for usage errors (an unknown option or platform name). \
+      \(CommonHelp.dashes)
 
       EXAMPLES:
         mediaprobe clip.mp4 | jq '.streams[0].video.orientation'
         mediaprobe --ndjson --recursive uploads/ | jq -c 'select(.error) | .path'
         mediaprobe --scan phone.mov | jq '.streams[] | .video.frame_rate.mode'
+        mediaprobe --verify -q upload.mp4 || echo "damaged or unreadable"
+        mediaprobe --verify --ndjson *.mkv | jq -r 'select(.integrity != "ok") | .path'
         cat clip.mkv | mediaprobe -
       """,
     version: "0.1.0")
@@ -56,6 +71,18 @@ struct MediaProbeCommand: ParsableCommand {
       "Demux every packet (no decoding): exact frame counts and durations, CFR/VFR verdict, min/max frame rate."
   )
   var scan = false
+
+  @Flag(
+    help: ArgumentHelp(
+      "Decode every audio and video stream to the end (--verify), or only the video keyframes (--verify-fast; also --verify=full|fast): counts, damage, an integrity verdict.",
+      discussion: ""))
+  var verification: Verification?
+
+  @Option(
+    help: ArgumentHelp(
+      "With --verify: hash the decoded content as ffmpeg's streamhash muxer does (implies --verify).",
+      valueName: "algorithm"))
+  var hash: HashAlgorithm?
 
   @Flag(help: "Print a short human-readable table instead of JSON.")
   var summary = false
@@ -83,7 +110,9 @@ struct MediaProbeCommand: ParsableCommand {
 
   @OptionGroup var diagnostics: DiagnosticOptions
 
-  static func main() { mainAsTool() }
+  static func main() {
+    mainAsTool(rewriting: ["--verify=full": "--verify", "--verify=fast": "--verify-fast"])
+  }
 
   func validate() throws {
     if summary && ndjson { throw ValidationError("--summary and --ndjson cannot be combined") }
@@ -103,9 +132,20 @@ struct MediaProbeCommand: ParsableCommand {
     ignoreBrokenPipe()
     diagnostics.ffmpegLogLevel.apply()
     let inputs = expandInputs(paths, recursive: recursive)
+    let scope: VerifyScope? =
+      switch verification {
+      case .verify: .all
+      case .verifyFast: .keyframes
+      case nil: hash == nil ? nil : .all
+      }
+    if scope != nil { DecodeLogRegistry.install() }  // before any decoder thread starts
+    // Decoder threads share the cores with the files probed at once.
+    let workers = workerCount(items: inputs.count, jobs: parallel.jobs)
     let prober = Prober(
       options: ProbeOptions(
-        scan: scan, allowReferences: input.allowReferences, timeout: limits.timeout))
+        scan: scan, allowReferences: input.allowReferences, timeout: limits.timeout,
+        verify: scope, hash: hash != nil,
+        decoderThreads: Int32(max(1, coreCount / workers))))
     let selected = (try? PlatformDatabase.resolve(list: compat)) ?? []
     let checker = CompatibilityChecker()
     let single = paths.count == 1 && inputs.count == 1 && inputs[0].display == paths[0]
@@ -129,8 +169,9 @@ struct MediaProbeCommand: ParsableCommand {
     } emit: { _, outcome in
       report.withLock { $0.add(outcome) }
     }
-    let failures = report.withLock { $0.finish() }
-    if failures > 0 { throw ExitCode(1) }
+    let (failures, damaged) = report.withLock { $0.finish() }
+    if failures > 0 { throw ExitCode(ExitStatus.failure) }
+    if damaged > 0 { throw ExitCode(ExitStatus.damaged) }
   }
 }
 
@@ -144,12 +185,20 @@ struct Report: ~Copyable {
   let quiet: Bool
   var rows: [[String]] = []
   var failures = 0
+  /// Verified inputs that are not `ok`.
+  var damaged = 0
 
   mutating func add(_ record: ProbeRecord) {
     let outcome = record.outcome
-    if case .failure(let path, let error) = outcome {
+    switch outcome {
+    case .failure(let path, let error):
       failures += 1
       Console.error("mediaprobe", "\(path): \(error.message)")
+    case .success(let info):
+      if let integrity = info.integrity, integrity != .ok {
+        damaged += 1
+        Console.error("mediaprobe", "\(info.path): \(integrity.rawValue)")
+      }
     }
     if quiet { return }
     if summary {
@@ -162,11 +211,12 @@ struct Report: ~Copyable {
     }
   }
 
-  /// Writes what is still pending and returns the number of failed inputs.
-  func finish() -> Int {
-    if quiet { return failures }
-    if summary { Console.out(formatTable(rows)) } else { writer.finish() }
-    return failures
+  /// Writes what is still pending and returns the number of failed inputs and of damaged ones.
+  func finish() -> (failures: Int, damaged: Int) {
+    if !quiet {
+      if summary { Console.out(formatTable(rows)) } else { writer.finish() }
+    }
+    return (failures, damaged)
   }
 }
 
@@ -185,4 +235,21 @@ struct ProbeRecord: Encodable, Sendable {
     var container = encoder.container(keyedBy: CodingKeys.self)
     try container.encode(NullEncoded(wrappedValue: compat), forKey: .compat)
   }
+}
+
+/// `--verify` or `--verify-fast`.
+enum Verification: String, EnumerableFlag {
+  case verify, verifyFast
+
+  static func name(for value: Verification) -> NameSpecification {
+    switch value {
+    case .verify: .customLong("verify")
+    case .verifyFast: .customLong("verify-fast")
+    }
+  }
+}
+
+/// `--hash`: the content hash to compute while verifying.
+enum HashAlgorithm: String, CaseIterable, ExpressibleByArgument {
+  case md5
 }

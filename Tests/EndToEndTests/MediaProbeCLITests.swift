@@ -168,8 +168,13 @@ import Testing
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     var files: [String] = []
-    for (name, options) in [("plain", [String]()), ("scan", ["--scan"]), ("lines", ["--ndjson"])] {
-      let result = try run("mediaprobe", options + ["--recursive", fixturesDirectory])
+    let runs: [(String, [String], String)] = [
+      ("plain", [], fixturesDirectory), ("scan", ["--scan"], fixturesDirectory),
+      ("lines", ["--ndjson"], fixturesDirectory),
+      ("verified", ["--verify", "--hash", "md5"], MediaProbeVerifyTests.damagedDirectory),
+    ]
+    for (name, options, folder) in runs {
+      let result = try run("mediaprobe", options + ["--recursive", folder])
       let file = directory.appendingPathComponent("\(name).json")
       try result.stdout.write(to: file)
       files.append(file.path)

@@ -17,6 +17,8 @@ public struct MediaInfo: Codable, Sendable, Equatable {
   /// Things a script should know that did not stop the probe, as stable codes (see
   /// `ProbeWarning`), e.g. `duration_from_bitrate` or `mdat_size_past_eof`.
   public var warnings: [ProbeWarning] = []
+  /// With `--verify`: `ok`, `damaged`, `truncated` or `undecodable`; null otherwise.
+  @NullEncoded public var integrity: Integrity? = nil
 }
 
 /// Something a probe noticed that did not stop it. Encoded as its stable code.
@@ -109,6 +111,9 @@ public struct MediaStream: Codable, Sendable, Equatable {
   @NullEncoded public var video: VideoInfo?
   /// Audio properties; null for other stream types.
   @NullEncoded public var audio: AudioInfo?
+  /// With `--verify`, what decoding the stream to the end found (audio and video streams);
+  /// null otherwise.
+  @NullEncoded public var decode: DecodeReport? = nil
 }
 
 /// A stream's codec.

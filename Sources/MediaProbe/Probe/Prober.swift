@@ -10,16 +10,27 @@ public struct ProbeOptions: Sendable {
   public var timeout: Double?
   /// Bytes one input may read (nil: no limit).
   public var maxBytes: Int64?
+  /// Decode every audio and video stream to the end (`--verify`), or only video keyframes
+  /// (`--verify-fast`); nil: no decoding beyond first frames.
+  public var verify: VerifyScope?
+  /// With `verify`: hash the decoded content as ffmpeg's `streamhash` muxer (MD5).
+  public var hash: Bool
+  /// Threads each decoder may use when verifying (frame threads where the codec has them).
+  public var decoderThreads: Int32
 
   /// Options; the defaults read only the headers, refuse references and set no limits.
   public init(
     scan: Bool = false, allowReferences: Bool = false, timeout: Double? = nil,
-    maxBytes: Int64? = nil
+    maxBytes: Int64? = nil, verify: VerifyScope? = nil, hash: Bool = false,
+    decoderThreads: Int32 = 1
   ) {
     self.scan = scan
     self.allowReferences = allowReferences
     self.timeout = timeout
     self.maxBytes = maxBytes
+    self.verify = verify
+    self.hash = hash
+    self.decoderThreads = decoderThreads
   }
 }
 
@@ -55,13 +66,17 @@ public struct Prober: Sendable {
     var warnings: Set<ProbeWarning> = []
 
     var layout: BoxLayout?
+    var indexPastEnd = false
     if input.formatName.hasPrefix("mov,") {
       layout = BoxLayout.read(input.source)
       if let box = layout?.boxPastEnd {
-        guard box == "mdat", Self.samplesEndInside(input) else {
+        if box == "mdat" && Self.samplesEndInside(input) {
+          warnings.insert(.mdatSizePastEOF)
+        } else if options.verify != nil && box == "mdat" {
+          indexPastEnd = true  // --verify decodes what is there and says "truncated"
+        } else {
           throw .truncated(detail: "the \(box) box extends past the end of the file")
         }
-        warnings.insert(.mdatSizePastEOF)
       }
     }
     let mp3 = input.formatName == "mp3" ? MP3Info.read(input.source) : nil
@@ -69,7 +84,14 @@ public struct Prober: Sendable {
     var reader = StreamReader(input: input, layout: layout, mp3: mp3)
     var streams = (0..<input.streamCount).map { reader.stream(at: $0) }
     warnings.formUnion(reader.warnings)
-    let measured = try measure(input, streams: streams, layout: layout)
+    let verification = options.verify.map {
+      Verification(
+        input: input, scope: $0, hashing: options.hash, threads: options.decoderThreads,
+        indexPastEnd: indexPastEnd)
+    }
+    let measured = try measure(
+      input, streams: streams, layout: layout, verification: verification)
+    for (index, report) in verification?.reports() ?? [:] { streams[index].decode = report }
     for (index, measurement) in measured {
       streams[index].apply(measurement, timeBase: streams[index].timeBase)
       if measurement.ratesFromTimestamps { warnings.insert(.frameRateFromTimestamps) }
@@ -89,10 +111,11 @@ public struct Prober: Sendable {
 
     let duration = fileDuration(input, streams: streams, measured: measured, layout: layout)
     if duration?.source == .bitrate { warnings.insert(.durationFromBitrate) }
+    let expected = duration.flatMap { $0.estimated || $0.source == .scan ? nil : $0.seconds }
     return MediaInfo(
       path: path, sizeBytes: input.source.size.flatMap { source == .standardInput ? nil : $0 },
       container: container, duration: duration, streams: streams, scanned: options.scan,
-      warnings: warnings.sorted())
+      warnings: warnings.sorted(), integrity: verification?.integrity(expected: expected))
   }
 
   // MARK: - Opening untrusted inputs
@@ -208,6 +231,15 @@ public struct Prober: Sendable {
     var interlaced: Bool?
     /// From the first decoded frame: the top field is displayed first.
     var topFieldFirst: Bool?
+
+    /// What `decoder` says, and its first decoded `frame` if there is one.
+    init(_ decoder: CodecDecoder, _ frame: Frame?) {
+      let context = decoder.pointer.pointee
+      codedWidth = Int(context.coded_width)
+      codedHeight = Int(context.coded_height)
+      interlaced = frame.map { $0.pointer.pointee.interlaced_frame != 0 }
+      topFieldFirst = frame.map { $0.pointer.pointee.top_field_first != 0 }
+    }
   }
 
   /// Codecs whose containers often misreport interlacing (MBAFF H.264 in Matroska is called
@@ -218,26 +250,23 @@ public struct Prober: Sendable {
   /// How much of a stream the bounded timestamp read looks at when the header rates disagree.
   static let timestampWindow = (seconds: 2.0, packets: 240)
 
-  /// Reads packets: all of them with `--scan` (timestamps only), otherwise just enough to decode
-  /// the first frame of the video streams whose interlacing must be checked (coded size,
-  /// interlacing) and to time the first packets of streams whose header rates disagree.
-  private func measure(_ input: InputFile, streams: [MediaStream], layout: BoxLayout?)
-    throws(ProbeError) -> [Int: Measurement]
-  {
+  /// Reads packets, once: all of them with `--scan` (timestamps only) or `--verify` (decoding
+  /// every audio and video stream), otherwise just enough to decode the first frame of the video
+  /// streams whose interlacing must be checked (coded size, interlacing) and to time the first
+  /// packets of streams whose header rates disagree.
+  private func measure(
+    _ input: InputFile, streams: [MediaStream], layout: BoxLayout?, verification: Verification?
+  ) throws(ProbeError) -> [Int: Measurement] {
     var results: [Int: Measurement] = [:]
-    var decoders: [Int: CodecDecoder] = [:]
+    var firstFrames: [Int: CodecDecoder] = [:]
     var timing: [Int: [Int64]] = [:]
     for stream in streams where stream.type == .video && stream.disposition["attached_pic"] != true
     {
-      guard let decoder = try? CodecDecoder(parameters: input.stream(stream.index).pointee.codecpar)
-      else { continue }
+      guard let decoder = try? input.view(stream.index).openDecoder() else { continue }
       if Self.decodedForInterlacing.contains(stream.codec.name) {
-        decoders[stream.index] = decoder
+        firstFrames[stream.index] = decoder
       } else {
-        let context = decoder.pointer.pointee
-        results[stream.index, default: Measurement()].firstFrame = FirstFrame(
-          codedWidth: Int(context.coded_width), codedHeight: Int(context.coded_height),
-          interlaced: nil, topFieldFirst: nil)
+        results[stream.index, default: Measurement()].firstFrame = FirstFrame(decoder, nil)
       }
       if !options.scan, stream.video?.frameRate.headersDisagree == true {
         timing[stream.index] = []
@@ -255,47 +284,42 @@ public struct Prober: Sendable {
     }
     let packet = Packet()
     let frame = Frame()
-    var packetsWithoutFrame = 0
-    func decode(_ index: Int, _ packet: Packet?) {
-      guard let decoder = decoders[index] else { return }
-      do {
-        try decoder.send(packet)
-      } catch  where !error.isTryAgain {
-        if packet == nil { decoders[index] = nil }
-        return
-      } catch {}
-      if (try? decoder.receive(into: frame)) == true {
-        let f = frame.pointer.pointee
-        let context = decoder.pointer.pointee
-        results[index, default: Measurement()].firstFrame = FirstFrame(
-          codedWidth: Int(context.coded_width), codedHeight: Int(context.coded_height),
-          interlaced: f.interlaced_frame != 0, topFieldFirst: f.top_field_first != 0)
-        frame.unref()
-        decoders[index] = nil
-      } else if packet == nil {
-        decoders[index] = nil
+    /// Decodes a first frame; false once the stream has one (or cannot decode).
+    func decodeFirstFrame(_ index: Int, _ packet: Packet?) {
+      guard let decoder = firstFrames[index] else { return }
+      let more = decoder.decode(packet, into: frame, failure: { _ in }) { frame in
+        results[index, default: Measurement()].firstFrame = FirstFrame(decoder, frame)
+        return false
       }
+      if !more || packet == nil { firstFrames[index] = nil }
     }
 
-    // Without a scan, give up on first frames after this many packets (a broken stream).
+    // Without a scan or a verification, give up on first frames after this many packets.
+    var packetsWithoutFrame = 0
     let packetLimit = 2_000
-    while options.scan
-      || (!(decoders.isEmpty && timing.isEmpty) && packetsWithoutFrame < packetLimit)
+    let readsAll = options.scan || verification != nil
+    while readsAll
+      || (!(firstFrames.isEmpty && timing.isEmpty) && packetsWithoutFrame < packetLimit)
     {
       if input.source.shouldStop {
         if Interruption.isRequested { throw .readError(detail: "interrupted") }
-        if options.scan { break }  // partial: reported as scan_incomplete
+        if readsAll { break }  // partial: reported as scan_incomplete
         throw .timeout(seconds: options.timeout ?? 0)
       }
       do {
         guard try input.read(into: packet) else { break }
       } catch {
         if input.source.isExpired { continue }
+        if let verification {
+          verification.readFailed(error)
+          break
+        }
         if options.scan { throw .readError(detail: error.message) }
         break
       }
       defer { packet.unref() }
       let index = packet.streamIndex
+      verification?.decode(packet, stream: index)
       if results[index]?.scan != nil {
         let (skip, discard) = Self.skipTicks(
           packet, sampleRate: sampleRates[index], timeBase: input.stream(index).pointee.time_base)
@@ -320,12 +344,13 @@ public struct Prober: Sendable {
           timing[index] = nil
         }
       }
-      if decoders[index] != nil {
+      if firstFrames[index] != nil {
         packetsWithoutFrame += 1
-        decode(index, packet)
+        decodeFirstFrame(index, packet)
       }
     }
-    for index in Array(decoders.keys) { decode(index, nil) }  // drain: frames still in flight
+    for index in Array(firstFrames.keys) { decodeFirstFrame(index, nil) }  // frames in flight
+    verification?.drain()
     for (index, timestamps) in timing {  // a stream shorter than the window
       results[index, default: Measurement()].rateFromTimestamps = Self.rate(
         timestamps: timestamps, timeBase: input.stream(index).pointee.time_base)

@@ -1,0 +1,182 @@
+import CFFmpeg
+
+/// Decodes one stream to the end for `--verify`: counts what the decoder outputs, finds the
+/// damage (failed packets and frames, what the decoder logs about a packet, corrupt packets,
+/// timestamp jumps) with the time of the packet it is about, and hashes the content when asked.
+/// Memory stays the same whatever the stream's length.
+final class StreamVerifier {
+  /// How many damaged packets are described in full (the count goes on).
+  static let described = 20
+
+  let index: Int
+  let isAudio: Bool
+  private let timeBase: AVRational
+  private let rational: Rational
+  private let decoder: CodecDecoder
+  private let log = DecodeLog()
+  private let frame = Frame()
+  private let hash: ContentHash?
+  private let scope: VerifyScope
+
+  /// The last packets sent, by sequence number modulo the ring's size: their timestamps, so a
+  /// message about a packet (even one decoded a few packets later on a frame thread) gets its time.
+  private var recent = [Int64?](repeating: nil, count: 256)
+  private var sequence: UInt32 = 0
+  private var lastFailedPacket: UInt32?
+
+  private(set) var frames: Int64 = 0
+  private(set) var samples: Int64 = 0
+  private var first: Int64?
+  private var end: Int64?
+  private var expectedNext: Int64?
+  private var errors: [DecodeError] = []
+  private(set) var errorCount = 0
+  /// The demuxer marked a packet corrupt (a short read).
+  private(set) var sawTruncatedPacket = false
+
+  /// A verifier for `stream`, with `threads` decoder threads (frame threading where the codec
+  /// has it: errors are attributed per packet whatever the scheduling).
+  ///
+  /// - Throws: `FFmpegError` when the stream has no decoder or it does not open.
+  init(stream: StreamView, threads: Int32, scope: VerifyScope, hashing: Bool) throws(FFmpegError) {
+    index = stream.index
+    isAudio = stream.isAudio
+    timeBase = stream.timeBase
+    rational = Rational(Int64(timeBase.num), Int64(timeBase.den)) ?? Rational(1, 1)!
+    // CRC checks where the codec has them (FLAC frames): damage that would otherwise decode
+    // silently. They only add messages; the decoded output stays the same.
+    decoder = try stream.openDecoder(threads: threads, errorRecognition: AV_EF_CRCCHECK)
+    self.scope = isAudio ? .all : scope
+    if self.scope == .keyframes { decoder.pointer.pointee.skip_frame = AVDISCARD_NONKEY }
+    hash = hashing && self.scope == .all ? ContentHash() : nil
+  }
+
+  deinit { log.close() }
+
+  /// Decodes one packet (nil: drains the decoder at the end). `logged` is what the demuxer and
+  /// its parser said while reading it.
+  func decode(_ packet: Packet?, logged: [String] = []) {
+    if let packet {
+      sequence &+= 1
+      recent[Int(sequence % UInt32(recent.count))] = packet.pts ?? packet.dts
+      decoder.logToken = log.token(packet: sequence)
+      for message in logged { report(packet: sequence, kind: .invalidData, message: message) }
+      if packet.isCorrupt {
+        sawTruncatedPacket = true
+        report(
+          packet: sequence, kind: .truncatedPacket,
+          message: "the demuxer marked the packet corrupt (the file ends inside it?)")
+      }
+    } else {
+      decoder.logToken = log.token(packet: nil)
+    }
+    let current = packet == nil ? nil : sequence
+    var failures: [DecodeFailure] = []
+    decoder.decode(packet, into: frame) {
+      failures.append($0)
+    } body: { frame in
+      count(frame)
+      return true
+    }
+    // The decoder's own words first ("Header missing"), then what it returned ("Invalid data
+    // found when processing input"): one damaged packet counts once.
+    collectLog()
+    for failure in failures {
+      let kind: DecodeErrorKind = failure.error.isInvalidData ? .invalidData : .decoderFailed
+      report(packet: current, kind: kind, message: failure.error.message)
+    }
+  }
+
+  private func count(_ frame: Frame) {
+    let f = frame.pointer.pointee
+    let pts = f.best_effort_timestamp == mt_nopts_value ? nil : f.best_effort_timestamp
+    var length: Int64 = f.pkt_duration > 0 ? f.pkt_duration : 0
+    if isAudio {
+      samples += Int64(f.nb_samples)
+      if f.sample_rate > 0 {
+        length = av_rescale_q(
+          Int64(f.nb_samples), AVRational(num: 1, den: f.sample_rate), timeBase)
+      }
+    } else {
+      frames += 1
+    }
+    if let pts {
+      if let expectedNext, pts < expectedNext - max(length, 1) || pts > expectedNext + oneSecond {
+        report(
+          packet: nil, kind: .timestampJump,
+          message: "the timestamps jump from \(seconds(expectedNext)) s to \(seconds(pts)) s",
+          pts: pts)
+      }
+      first = min(first ?? pts, pts)
+      end = max(end ?? pts + length, pts + length)
+      expectedNext = isAudio || length > 0 ? pts + length : nil
+    }
+    hash?.add(frame, audio: isAudio)
+  }
+
+  private var oneSecond: Int64 { av_rescale_q(1, AVRational(num: 1, den: 1), timeBase) }
+
+  private func seconds(_ ticks: Int64) -> String {
+    fixed(Double(ticks) * av_q2d(timeBase), places: 3)
+  }
+
+  /// Takes what the decoder logged since the last packet: errors, and concealment notes.
+  private func collectLog() {
+    let (messages, dropped) = log.take()
+    for message in messages {
+      let text = message.text
+      let lower = text.lowercased()
+      let kind: DecodeErrorKind
+      if lower.contains("conceal") {
+        kind = .concealed
+      } else if message.level <= AV_LOG_ERROR {
+        if lower.contains("reference") || lower.contains("non-existing")
+          || lower.contains("no frame!")
+        {
+          kind = .missingReference
+        } else {
+          kind = .invalidData
+        }
+      } else {
+        continue  // warnings and notes that are not damage
+      }
+      report(packet: message.packet, kind: kind, message: text)
+    }
+    if dropped > 0 { errorCount += dropped }
+  }
+
+  /// Counts one damaged packet (several messages about the same packet count once) and
+  /// describes the first ones.
+  private func report(packet: UInt32?, kind: DecodeErrorKind, message: String, pts: Int64? = nil) {
+    if let packet, packet == lastFailedPacket { return }
+    lastFailedPacket = packet
+    errorCount += 1
+    guard errors.count < Self.described else { return }
+    var timestamp = pts
+    if timestamp == nil, let packet, sequence &- packet < UInt32(recent.count) {
+      timestamp = recent[Int(packet % UInt32(recent.count))] ?? nil
+    }
+    errors.append(
+      DecodeError(
+        time: timestamp.map { Double($0) * av_q2d(timeBase) }, pts: timestamp, kind: kind,
+        message: message))
+  }
+
+  /// Every packet is decoded (not only keyframes).
+  var decodesEverything: Bool { scope == .all }
+
+  /// The decoded content's span, in seconds, when anything was decoded.
+  var span: (first: Double, end: Double)? {
+    guard let first, let end else { return nil }
+    return (Double(first) * av_q2d(timeBase), Double(end) * av_q2d(timeBase))
+  }
+
+  /// The report, once the stream was drained.
+  func report() -> DecodeReport {
+    DecodeReport(
+      scope: scope, frames: isAudio ? nil : frames, samples: isAudio ? samples : nil,
+      firstTime: first.map { ExactTime(ticks: $0, timeBase: rational) },
+      endTime: end.map { ExactTime(ticks: $0, timeBase: rational) },
+      errors: DecodeErrors(count: errorCount, first: errors), md5: hash?.finish())
+  }
+}
