@@ -163,9 +163,9 @@ _mediacompat() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(--suggest --json --ndjson --strict --list-platforms -q --quiet -v --verbose --allow-references --version -h --help)
+    local -a non_repeating_flags=(--suggest --json --ndjson --strict --list-platforms -q --quiet -v --verbose -0 --null --allow-references --allow-network --version -h --help)
     local -a repeating_options=(-p --platform)
-    local -a non_repeating_options=(--delivery --explain -j --jobs --timeout)
+    local -a non_repeating_options=(--delivery --explain -j --jobs --files-from --max-bytes --timeout)
     __mediacompat_offer_flags_options -1
 
     # Offer option value completions
@@ -183,6 +183,12 @@ _mediacompat() {
         return
         ;;
     '-j'|'--jobs')
+        return
+        ;;
+    '--files-from')
+        return
+        ;;
+    '--max-bytes')
         return
         ;;
     '--timeout')

@@ -163,9 +163,9 @@ _mediaprobe() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(--scan --verify --verify-fast --summary --ndjson -r --recursive --allow-references -q --quiet -v --verbose --version -h --help)
+    local -a non_repeating_flags=(--scan --verify --verify-fast --summary --ndjson -r --recursive -0 --null --allow-references --allow-network -q --quiet -v --verbose --version -h --help)
     local -a repeating_options=(--compat)
-    local -a non_repeating_options=(--hash -j --jobs --timeout)
+    local -a non_repeating_options=(--hash -j --jobs --files-from --max-bytes --timeout)
     __mediaprobe_offer_flags_options -1
 
     # Offer option value completions
@@ -175,6 +175,12 @@ _mediaprobe() {
         return
         ;;
     '-j'|'--jobs')
+        return
+        ;;
+    '--files-from')
+        return
+        ;;
+    '--max-bytes')
         return
         ;;
     '--timeout')

@@ -18,6 +18,9 @@ static const int mt_averror_eof = AVERROR_EOF;
 static const int mt_averror_invaliddata = AVERROR_INVALIDDATA;
 static const int mt_averror_eagain = AVERROR(EAGAIN);
 static const int mt_averror_exit = AVERROR_EXIT;
+static const int mt_averror_http_not_found = AVERROR_HTTP_NOT_FOUND;
+static const int mt_averror_http_forbidden = AVERROR_HTTP_FORBIDDEN;
+static const int mt_averror_http_unauthorized = AVERROR_HTTP_UNAUTHORIZED;
 static const int64_t mt_nopts_value = AV_NOPTS_VALUE;
 static const int mt_time_base = AV_TIME_BASE;
 

@@ -54,8 +54,22 @@ public struct ParallelOptions: ParsableArguments, Sendable {
   }
 }
 
-/// How untrusted inputs may be opened: `--allow-references`.
+/// Where the inputs come from and how untrusted inputs may be opened: `--files-from`, `--null`,
+/// `--allow-references`.
 public struct InputOptions: ParsableArguments, Sendable {
+  /// `--files-from`: a list of inputs, one per line (`-`: standard input).
+  @Option(
+    help: ArgumentHelp(
+      "Also take the inputs listed in this file, one per line ('-': standard input), read as the work goes: no argument-length limit, output before the list ends.",
+      valueName: "list"))
+  public var filesFrom: String?
+
+  /// `-0`, `--null`: the list is NUL-separated.
+  @Flag(
+    name: [.customShort("0"), .long],
+    help: "The --files-from list is separated by NUL bytes (find -print0), not newlines.")
+  public var null = false
+
   /// `--allow-references`: let referencing demuxers open local files.
   @Flag(
     help:
@@ -63,8 +77,53 @@ public struct InputOptions: ParsableArguments, Sendable {
   )
   public var allowReferences = false
 
+  /// `--allow-network`: inputs named `http://` or `https://` are fetched (range requests).
+  @Flag(
+    help:
+      "Read inputs named http:// or https:// URLs over the network (range requests). Never references inside files; redirects to other schemes fail."
+  )
+  public var allowNetwork = false
+
+  /// `--max-bytes`: what one input may read at most.
+  @Option(
+    help: ArgumentHelp(
+      "Read at most this many bytes of one input (warning byte_limit_reached).", valueName: "n"))
+  public var maxBytes: Int64?
+
   /// No options given.
   public init() {}
+
+  /// `--null` needs a list; the list and a media input cannot both be standard input.
+  public func validate() throws {
+    if null && filesFrom == nil { throw ValidationError("--null needs --files-from") }
+    if let maxBytes, maxBytes < 1 { throw ValidationError("--max-bytes must be at least 1") }
+  }
+
+  /// Where an input's bytes come from: standard input, a URL (with `--allow-network`), or a
+  /// local file (a file named `http:x` without `--allow-network`).
+  public func source(for input: InputPath) -> InputSource {
+    switch input {
+    case .standardInput: return .standardInput
+    case .path(let path):
+      return allowNetwork && InputSource.isRemote(path) ? .url(path) : .file(path)
+    }
+  }
+
+  /// The inputs: `arguments`, then the list's.
+  ///
+  /// - Throws: `ValidationError` when `-` is both the list and an input, or the list cannot be
+  ///   opened.
+  public func inputs(arguments: [String], recursive: Bool = false) throws -> InputList {
+    if filesFrom == "-" && arguments.contains("-") {
+      throw ValidationError("standard input cannot be both the --files-from list and an input")
+    }
+    do {
+      return try InputList(
+        arguments: arguments, filesFrom: filesFrom, nulSeparated: null, recursive: recursive)
+    } catch {
+      throw ValidationError("\(error)")
+    }
+  }
 }
 
 /// How long one input may take: `--timeout`.

@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
   import Glibc
 #else
@@ -61,5 +63,123 @@ private func collectFiles(below directory: String, into files: inout [String]) {
     case S_IFDIR: collectFiles(below: path, into: &files)
     default: continue
     }
+  }
+}
+
+/// A command's inputs: its arguments, then, with `--files-from`, the paths of a list read as the
+/// work needs them (newline- or NUL-separated, from a file or standard input), so a list of
+/// millions of paths is never held in memory and the first results come out before it ends.
+/// Directories are expanded with `recursive` (argument or list entry alike).
+public final class InputList: Sendable {
+  private struct State: ~Copyable {
+    var pending: [InputPath]
+    var reader: ListReader?
+    let recursive: Bool
+  }
+
+  private let state: Mutex<State>
+  /// True when the inputs are exactly one argument naming one file (tools print one object).
+  public let isSingleArgument: Bool
+  /// How many inputs there are, when known in advance (no list).
+  public let knownCount: Int?
+
+  /// The inputs of `arguments` and of the list `filesFrom` (`-`: standard input).
+  ///
+  /// - Throws: `ListError` when the list cannot be opened.
+  public init(
+    arguments: [String], filesFrom: String? = nil, nulSeparated: Bool = false,
+    recursive: Bool = false
+  ) throws(ListError) {
+    let expanded = expandInputs(arguments, recursive: recursive)
+    isSingleArgument =
+      filesFrom == nil && arguments.count == 1 && expanded.count == 1
+      && expanded[0].display == arguments[0]
+    knownCount = filesFrom == nil ? expanded.count : nil
+    var reader: ListReader?
+    if let filesFrom {
+      reader = try ListReader(path: filesFrom, separator: nulSeparated ? 0 : 0x0A)
+    }
+    state = Mutex(State(pending: expanded.reversed(), reader: reader, recursive: recursive))
+  }
+
+  /// The next input, or nil when there is none left. Thread-safe.
+  public func next() -> InputPath? {
+    state.withLock { state in
+      while true {
+        if let input = state.pending.popLast() { return input }
+        guard let entry = state.reader?.next() else { return nil }
+        let expanded = expandInputs([entry], recursive: state.recursive)
+        state.pending = expanded.reversed()
+      }
+    }
+  }
+}
+
+/// A list of paths that cannot be read.
+public struct ListError: Error, Sendable, CustomStringConvertible {
+  /// The list's path.
+  public var path: String
+  /// Why.
+  public var reason: String
+  /// "cannot read the list x: reason".
+  public var description: String { "cannot read the list \(path): \(reason)" }
+}
+
+/// Reads separated entries from a file descriptor, a buffer at a time.
+private final class ListReader {
+  private let fd: Int32
+  private let owns: Bool
+  private let separator: UInt8
+  private var buffer: [UInt8] = []
+  private var start = 0
+  private var finished = false
+
+  init(path: String, separator: UInt8) throws(ListError) {
+    self.separator = separator
+    if path == "-" {
+      fd = STDIN_FILENO
+      owns = false
+    } else {
+      fd = open(path, O_RDONLY | O_CLOEXEC)
+      guard fd >= 0 else {
+        throw ListError(path: path, reason: String(cString: strerror(errno)))
+      }
+      owns = true
+    }
+  }
+
+  deinit { if owns { close(fd) } }
+
+  /// The next non-empty entry (a trailing carriage return dropped from newline-separated
+  /// entries), or nil at the end.
+  func next() -> String? {
+    while true {
+      if let end = buffer[start...].firstIndex(of: separator) {
+        let entry = entry(buffer[start..<end])
+        start = end + 1
+        if let entry { return entry }
+        continue
+      }
+      if finished {
+        defer { buffer.removeAll(); start = 0 }
+        return start < buffer.count ? entry(buffer[start...]) : nil
+      }
+      buffer.removeFirst(start)
+      start = 0
+      var chunk = [UInt8](repeating: 0, count: 1 << 16)
+      let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if count < 0 && errno == EINTR { continue }
+      if count <= 0 {
+        finished = true
+      } else {
+        buffer += chunk.prefix(count)
+      }
+    }
+  }
+
+  private func entry(_ bytes: ArraySlice<UInt8>) -> String? {
+    var bytes = bytes
+    if separator == 0x0A, bytes.last == 0x0D { bytes = bytes.dropLast() }
+    return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
   }
 }

@@ -103,7 +103,7 @@ struct MediaCompatCommand: ParsableCommand {
   static func main() { mainAsTool() }
 
   func validate() throws {
-    if !listPlatforms && explain == nil && paths.isEmpty {
+    if !listPlatforms && explain == nil && paths.isEmpty && input.filesFrom == nil {
       throw ValidationError("give files to check, --list-platforms or --explain")
     }
     if json && ndjson { throw ValidationError("--json and --ndjson cannot be combined") }
@@ -128,20 +128,23 @@ struct MediaCompatCommand: ParsableCommand {
     let platforms = selected.isEmpty ? PlatformDatabase.all : selected
     let checker = CompatibilityChecker(delivery: delivery)
     let prober = Prober(
-      options: ProbeOptions(allowReferences: input.allowReferences, timeout: limits.timeout))
+      options: ProbeOptions(
+        allowReferences: input.allowReferences, timeout: limits.timeout, maxBytes: input.maxBytes))
+    let options = input
     let suggest = self.suggest
-    let layout: JSONStreamWriter.Layout = ndjson ? .lines : paths.count == 1 ? .single : .array
+    let inputs = try input.inputs(arguments: paths)
+    let layout: JSONStreamWriter.Layout =
+      ndjson ? .lines : inputs.isSingleArgument ? .single : .array
     let output = Mutex(
       CompatReport(
         writer: json || ndjson ? JSONStreamWriter(layout: layout) : nil,
         encoder: JSONEncoder.mediaTools(compact: ndjson), quiet: diagnostics.quiet,
         table: selected.isEmpty,
         platforms: platforms, strict: strict))
-    let paths = self.paths
-
-    orderedParallel(count: paths.count, jobs: parallel.jobs) { index in
-      let path = paths[index]
-      let source: InputSource = path == "-" ? .standardInput : .file(path)
+    let workers = workerCount(items: inputs.knownCount, jobs: parallel.jobs)
+    orderedParallel(workers: workers, next: inputs.next) { _, input in
+      let path = input.display
+      let source = options.source(for: input)
       switch prober.outcome(for: source, path: path) {
       case .failure(let path, let error): return FileResult.failure(path: path, error: error)
       case .success(let info):

@@ -64,7 +64,7 @@ struct MediaProbeCommand: ParsableCommand {
     version: "0.1.0")
 
   @Argument(help: "Media files to probe; '-' reads standard input; directories need --recursive.")
-  var paths: [String]
+  var paths: [String] = []
 
   @Flag(
     help:
@@ -126,12 +126,15 @@ struct MediaProbeCommand: ParsableCommand {
       throw ValidationError("\(error) (see mediacompat --list-platforms)")
     }
     if paths.filter({ $0 == "-" }).count > 1 { throw ValidationError("'-' can be given only once") }
+    if paths.isEmpty && input.filesFrom == nil {
+      throw ValidationError("give the files to probe, or --files-from")
+    }
   }
 
   func run() throws {
     ignoreBrokenPipe()
     diagnostics.ffmpegLogLevel.apply()
-    let inputs = expandInputs(paths, recursive: recursive)
+    let inputs = try input.inputs(arguments: paths, recursive: recursive)
     let scope: VerifyScope? =
       switch verification {
       case .verify: .all
@@ -140,27 +143,24 @@ struct MediaProbeCommand: ParsableCommand {
       }
     if scope != nil { DecodeLogRegistry.install() }  // before any decoder thread starts
     // Decoder threads share the cores with the files probed at once.
-    let workers = workerCount(items: inputs.count, jobs: parallel.jobs)
+    let workers = workerCount(items: inputs.knownCount, jobs: parallel.jobs)
     let prober = Prober(
       options: ProbeOptions(
         scan: scan, allowReferences: input.allowReferences, timeout: limits.timeout,
-        verify: scope, hash: hash != nil,
+        maxBytes: input.maxBytes, verify: scope, hash: hash != nil,
         decoderThreads: Int32(max(1, coreCount / workers))))
     let selected = (try? PlatformDatabase.resolve(list: compat)) ?? []
     let checker = CompatibilityChecker()
-    let single = paths.count == 1 && inputs.count == 1 && inputs[0].display == paths[0]
+    let single = inputs.isSingleArgument
     let report = Mutex(
       Report(
         writer: JSONStreamWriter(layout: ndjson ? .lines : single ? .single : .array),
         encoder: JSONEncoder.mediaTools(compact: ndjson), summary: summary,
         quiet: diagnostics.quiet))
 
-    orderedParallel(count: inputs.count, jobs: parallel.jobs) { index in
-      let outcome =
-        switch inputs[index] {
-        case .standardInput: prober.outcome(for: .standardInput, path: "-")
-        case .path(let path): prober.outcome(for: .file(path), path: path)
-        }
+    let options = input
+    orderedParallel(workers: workers, next: inputs.next) { _, path in
+      let outcome = prober.outcome(for: options.source(for: path), path: path.display)
       var compat: [PlatformVerdict]?
       if case .success(let info) = outcome, !selected.isEmpty {
         compat = selected.map { checker.check(info, on: $0) }

@@ -61,4 +61,49 @@ import Testing
     #expect(compat.text.contains(words(["file", "stream"])))
     #expect(compat.text.contains(words(["chrome", "firefox", "ios-17", "safari"])))
   }
+
+  /// `--files-from`: newline- or NUL-separated lists, from a file or standard input, after the
+  /// arguments, in order; a name with a newline in it survives a NUL list.
+  @Test(arguments: ["mediaprobe", "mediacompat"])
+  func filesFrom(_ tool: String) throws {
+    let directory = try TemporaryDirectory()
+    let odd = directory.path("line\nbreak.wav")
+    try FileManager.default.copyItem(
+      atPath: packageRoot.appendingPathComponent("\(fixturesDirectory)/tone.wav").path,
+      toPath: odd)
+    let a = "\(fixturesDirectory)/tone.ogg"
+    let b = "\(fixturesDirectory)/vfr.mp4"
+    let report = tool == "mediacompat" ? ["--ndjson", "--platform", "chrome"] : ["--ndjson"]
+    let list = directory.path("list.txt")
+    try "\(a)\r\n\n\(b)\n".write(toFile: list, atomically: true, encoding: .utf8)
+    let lines = try run(tool, report + ["--files-from", list, "\(fixturesDirectory)/tone.wav"])
+    let paths = lines.text.split(separator: "\n").map { line in
+      value(try? JSONSerialization.jsonObject(with: Data(line.utf8)), "path") as? String
+    }
+    #expect(paths == ["\(fixturesDirectory)/tone.wav", a, b], "\(lines.stderr)")
+    let nul = try run(
+      tool, report + ["-0", "--files-from", "-"], stdin: Data("\(odd)\u{0}\(a)\u{0}".utf8))
+    let names = nul.text.split(separator: "\n").map { line in
+      value(try? JSONSerialization.jsonObject(with: Data(line.utf8)), "path") as? String
+    }
+    #expect(names == [odd, a], "\(nul.stderr)")
+    #expect(try run(tool, ["--files-from", directory.path("missing.txt")]).status == 64)
+    #expect(try run(tool, ["--null", a]).status == 64)
+    #expect(try run(tool, ["--files-from", "-", "-"]).status == 64)
+  }
+
+  /// The first results come out before the list ends (a list streamed from a slow producer).
+  @Test func listsAreStreamed() throws {
+    let binary = productsDirectory.appendingPathComponent("mediaprobe").path
+    let file = packageRoot.appendingPathComponent("\(fixturesDirectory)/tone.wav").path
+    // The first line of output, and the time it arrived, while the list is still open.
+    let script = """
+      start=$EPOCHREALTIME
+      (echo '\(file)'; sleep 3; echo '\(file)') | '\(binary)' --ndjson --files-from - | {
+        read -r first; echo "$(echo "$EPOCHREALTIME - $start" | bc)"; cat > /dev/null; }
+      """
+    let result = try run("bash", ["-c", script])
+    let seconds = try #require(Double(result.text.trimmingCharacters(in: .whitespacesAndNewlines)))
+    #expect(seconds < 2, "first result after \(seconds) s")
+  }
 }

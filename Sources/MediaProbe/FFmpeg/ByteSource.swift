@@ -10,6 +10,8 @@ import CFFmpeg
 /// reads them through a custom `AVIOContext` (`ByteSource.makeIOContext`), and the MP4 box walk
 /// reads the same descriptor with `pread`, so a path is opened once and never again (a FIFO
 /// cannot be read twice, and a path could be replaced by another file between two opens).
+/// A remote input (`http`/`https`, only when the caller allows the network) is read the same
+/// way through FFmpeg's HTTP client with range requests.
 ///
 /// It counts the bytes read, stops reading at a byte cap, and gives up when its deadline passes
 /// or an interruption is requested (the reads of a pipe or FIFO wait with `poll`, never longer).
@@ -35,7 +37,9 @@ package final class ByteSource {
   }
 
   package let fd: Int32
-  package let kind: Kind
+  package private(set) var kind: Kind
+  /// FFmpeg's HTTP(S) client for a remote input (then `fd` is -1).
+  private var remote: UnsafeMutablePointer<AVIOContext>?
   private let ownsDescriptor: Bool
   private let deadline: Double?
   /// A FIFO opened by path must deliver its first bytes by then: nobody may be writing to it.
@@ -111,8 +115,53 @@ package final class ByteSource {
     }
   }
 
+  /// Opens an `http:` or `https:` URL: FFmpeg's HTTP client (range requests when the server
+  /// supports them), with no other protocol allowed (a redirect to `file:` fails), giving up at
+  /// the deadline.
+  ///
+  /// - Throws: `OpenError`.
+  package init(url: String, timeout: Double?, maxBytes: Int64?) throws(OpenError) {
+    fd = -1
+    ownsDescriptor = false
+    deadline = timeout.map { monotonicNow() + $0 }
+    self.maxBytes = maxBytes
+    kind = .stream  // replaced below once the size is known
+    var options: OpaquePointer? = nil
+    defer { av_dict_free(&options) }
+    av_dict_set(&options, "protocol_whitelist", "http,https,tls,tcp", 0)
+    if let timeout { av_dict_set(&options, "rw_timeout", String(Int64(timeout * 1e6)), 0) }
+    var context: UnsafeMutablePointer<AVIOContext>? = nil
+    var interrupt = interruptCallback
+    let result = avio_open2(&context, url, AVIO_FLAG_READ, &interrupt, &options)
+    guard result >= 0, let context else {
+      if isExpired { throw .timedOut }
+      throw Self.remoteError(result)
+    }
+    remote = context
+    let size = avio_size(context)
+    if context.pointee.seekable & AVIO_SEEKABLE_NORMAL != 0 && size > 0 {
+      kind = .regular(size: size)
+    }
+  }
+
+  private static func remoteError(_ code: Int32) -> OpenError {
+    switch code {
+    case mt_averror_http_not_found: .notFound
+    case mt_averror_http_forbidden, mt_averror_http_unauthorized: .permissionDenied
+    case mt_averror_exit: .interrupted
+    default: .io(FFmpegError(code: code).message)
+    }
+  }
+
   deinit {
     if ownsDescriptor { close(fd) }
+    if remote != nil { avio_closep(&remote) }
+  }
+
+  /// Bytes that came over the network for a remote input (what FFmpeg's client read, buffers
+  /// included), else the bytes read from the file.
+  package var transferred: Int64 {
+    remote.map { $0.pointee.bytes_read } ?? bytesRead
   }
 
   private static func checkKind(_ mode: mode_t) throws(OpenError) {
@@ -162,6 +211,21 @@ package final class ByteSource {
       }
       wanted = min(wanted, Int(left))
     }
+    if let remote {
+      if let maxBytes, remote.pointee.bytes_read >= maxBytes {
+        hitByteCap = true
+        return mt_averror_eof
+      }
+      if avio_tell(remote) != position, avio_seek(remote, position, SEEK_SET) < 0 {
+        return mt_averror(EIO)
+      }
+      let result = avio_read(remote, buffer, Int32(wanted))
+      if result > 0 {
+        bytesRead += Int64(result)
+        position += Int64(result)
+      }
+      return result == 0 ? mt_averror_eof : result
+    }
     while true {
       if Interruption.isRequested { return mt_averror_exit }
       if kind == .stream, !waitForData() { return mt_averror_exit }
@@ -202,6 +266,19 @@ package final class ByteSource {
   func seek(offset: Int64, whence: Int32) -> Int64 {
     if whence & AVSEEK_SIZE != 0 { return size ?? Int64(mt_averror(ENOSYS)) }
     guard kind != .stream else { return Int64(mt_averror(ESPIPE)) }
+    if remote != nil {
+      // The remote client seeks when it reads next (the box walk may move it meanwhile).
+      let target: Int64
+      switch whence & ~AVSEEK_FORCE {
+      case SEEK_SET: target = offset
+      case SEEK_CUR: target = position + offset
+      case SEEK_END: target = (size ?? 0) + offset
+      default: return Int64(mt_averror(EINVAL))
+      }
+      guard target >= 0 else { return Int64(mt_averror(EINVAL)) }
+      position = target
+      return target
+    }
     let result = lseek(fd, off_t(offset), whence & ~AVSEEK_FORCE)
     if result < 0 { return Int64(mt_averror(errno)) }
     position = Int64(result)
@@ -213,6 +290,14 @@ package final class ByteSource {
   package func bytes(at offset: UInt64, count: Int) -> [UInt8] {
     guard kind != .stream, count > 0 else { return [] }
     var buffer = [UInt8](repeating: 0, count: count)
+    if let remote {
+      if let maxBytes, remote.pointee.bytes_read >= maxBytes { return [] }
+      guard avio_seek(remote, Int64(offset), SEEK_SET) >= 0 else { return [] }
+      let read = buffer.withUnsafeMutableBufferPointer {
+        avio_read(remote, $0.baseAddress, Int32(count))
+      }
+      return read > 0 ? Array(buffer.prefix(Int(read))) : []
+    }
     let read = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
     guard read > 0 else { return [] }
     bytesRead += Int64(read)

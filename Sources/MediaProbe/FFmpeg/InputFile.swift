@@ -6,14 +6,23 @@ public enum InputSource: Sendable, Equatable {
   case file(String)
   /// The process's standard input.
   case standardInput
+  /// An `http:` or `https:` URL (only when the caller allows the network).
+  case url(String)
 
   /// The name libavformat sees (demuxers log it, and some look at its extension); the bytes
   /// always come from our own `ByteSource`, so no protocol is ever chosen from it.
-  var url: String {
+  var name: String {
     switch self {
     case .file(let path): return "file:" + path
     case .standardInput: return "pipe:0"
+    case .url(let url): return url
     }
+  }
+
+  /// True for an `http:`/`https:` URL (what `.url` accepts).
+  public static func isRemote(_ text: String) -> Bool {
+    let lower = text.lowercased()
+    return lower.hasPrefix("http://") || lower.hasPrefix("https://")
   }
 }
 

@@ -4,8 +4,10 @@
 public struct MediaInfo: Codable, Sendable, Equatable {
   /// The path as given (`-` for standard input).
   public var path: String
-  /// The file's size in bytes; null for standard input.
+  /// The file's size in bytes; null for standard input and FIFOs.
   @NullEncoded public var sizeBytes: Int64?
+  /// Bytes the probe read from the input (for a URL, what came over the network).
+  public var bytesRead: Int64 = 0
   /// The container: demuxer, brand, bit rate, fast start, tags.
   public var container: Container
   /// The file's duration; null when neither the container nor a scan knows it.
@@ -38,6 +40,8 @@ public enum ProbeWarning: String, Codable, Sendable, Comparable {
   case frameRateFromTimestamps = "frame_rate_from_timestamps"
   /// The time limit (`--timeout`) stopped the scan before the end; counts are partial.
   case scanIncomplete = "scan_incomplete"
+  /// The byte limit (`--max-bytes`) stopped reading before the end of the input.
+  case byteLimitReached = "byte_limit_reached"
 
   /// Sorted by code.
   public static func < (a: ProbeWarning, b: ProbeWarning) -> Bool { a.rawValue < b.rawValue }

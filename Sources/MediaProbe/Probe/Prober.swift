@@ -112,10 +112,12 @@ public struct Prober: Sendable {
     let duration = fileDuration(input, streams: streams, measured: measured, layout: layout)
     if duration?.source == .bitrate { warnings.insert(.durationFromBitrate) }
     let expected = duration.flatMap { $0.estimated || $0.source == .scan ? nil : $0.seconds }
+    let integrity = verification?.integrity(expected: expected)
+    if input.source.hitByteCap { warnings.insert(.byteLimitReached) }
     return MediaInfo(
       path: path, sizeBytes: input.source.size.flatMap { source == .standardInput ? nil : $0 },
-      container: container, duration: duration, streams: streams, scanned: options.scan,
-      warnings: warnings.sorted(), integrity: verification?.integrity(expected: expected))
+      bytesRead: input.source.transferred, container: container, duration: duration,
+      streams: streams, scanned: options.scan, warnings: warnings.sorted(), integrity: integrity)
   }
 
   // MARK: - Opening untrusted inputs
@@ -138,11 +140,17 @@ public struct Prober: Sendable {
       }
     case .standardInput:
       bytes = ByteSource(standardInputTimeout: options.timeout, maxBytes: options.maxBytes)
+    case .url(let url):
+      do {
+        bytes = try ByteSource(url: url, timeout: options.timeout, maxBytes: options.maxBytes)
+      } catch {
+        throw probeError(for: error, timeout: options.timeout)
+      }
     }
     let input: InputFile
     do {
       input = try InputFile(
-        source: bytes, name: source.url, allowReferences: options.allowReferences)
+        source: bytes, name: source.name, allowReferences: options.allowReferences)
     } catch {
       throw probeError(for: error, source: bytes, timeout: options.timeout)
     }
