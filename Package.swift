@@ -57,7 +57,7 @@ let package = Package(
     .target(
       name: "ToolSupport",
       dependencies: [
-        "MediaProbe", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "MediaProbe", "CFFmpeg", .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
     .executableTarget(

@@ -16,8 +16,9 @@
 #
 # Idempotent: archives already present with the right checksum are not downloaded again, and
 # the selection is deterministic (same archives -> same corpus/manifest.tsv).
-# The setup step installs what scoring needs (Debian: ffmpeg, mediainfo; PyPI: mutagen pinned),
-# only what is missing; --no-setup skips it.
+# The setup step installs what scoring needs, only what is missing (Debian: ffmpeg, mediainfo and
+# the reference decoders vorbis-tools, opus-tools, flac, mpg123, wavpack, musepack-tools; PyPI:
+# mutagen, pinned); --no-setup skips it.
 set -euo pipefail
 
 CACHE="${CORPUS_CACHE:-/work/corpus-cache}"
@@ -29,7 +30,9 @@ SETUP=1
 MUTAGEN_PIN="mutagen==1.48.1"
 if [ "$SETUP" = 1 ]; then
   missing=()
-  for p in ffmpeg mediainfo python3-pip; do
+  # ffmpeg/ffprobe: the oracle's decoders and a peer; mediainfo: a peer; the reference decoders
+  # that decide an audio-only file's length where the format has one (see score.py).
+  for p in ffmpeg mediainfo vorbis-tools opus-tools flac mpg123 wavpack musepack-tools python3-pip; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
   done
   # python3-pip is only needed when there is no pip at all (pyenv ships its own).
@@ -200,6 +203,11 @@ done
 #   5. an archive contributes at most CAP files per extension (evenly spaced over the sorted
 #      paths): the test-data sdists are taken whole, game/theme packages are capped so that no
 #      single encoder dominates.
+sel_key=$( { cat "$0"; ls "$CACHE/pypi" "$CACHE/deb"; } | sha256sum | cut -d' ' -f1)
+if [ -f "$CACHE/corpus/manifest.tsv" ] && [ "$(cat "$CACHE/corpus/.selection-key" 2>/dev/null)" = "$sel_key" ]; then
+  echo "corpus: $(($(wc -l < "$CACHE/corpus/manifest.tsv") - 1)) files in $CACHE/corpus (selection up to date)" >&2
+  exit 0
+fi
 python3 - "$CACHE" "${PYPI[@]%% *}" -- "${DEBS[@]%% *}" <<'PY'
 import hashlib, json, os, subprocess, sys
 from concurrent.futures import ThreadPoolExecutor
@@ -360,3 +368,4 @@ with open(os.path.join(out_root, "manifest.tsv"), "w") as f:
 print(f"corpus: {len(lines)} files from {len({l.split(chr(9))[1] for l in lines})} archives "
       f"in {out_root} ({len(cands)} candidates, {len(uniq)} distinct)", file=sys.stderr)
 PY
+echo "$sel_key" > "$CACHE/corpus/.selection-key"

@@ -1,61 +1,72 @@
 #!/usr/bin/env python3
 """Score mediaprobe and its peers on a corpus of real-world files made by others.
 
-    Scripts/corpus/fetch.sh                 # once: downloads and selects the corpus
-    Scripts/corpus/score.py [--jobs N] [--report FILE] [--mediaprobe BIN] [--only SUBSTR]
+    Scripts/corpus/fetch.sh                 # downloads and selects the corpus, installs the tools
+    Scripts/corpus/score.py [--jobs N] [--report FILE] [--mediaprobe BIN] [--only SUBSTR] [--no-cache]
 
 The corpus is $CORPUS_CACHE/corpus/manifest.tsv (default /work/corpus-cache). For every file the
-truth ("oracle") comes from ffmpeg's decoders, not from any container header:
+truth ("oracle") comes from decoders, not from container headers. One run per file of
 
-    ffmpeg -copyts -i F -map 0:<each audio/video stream> -c:a pcm_s32le -c:v wrapped_avframe
-           -fps_mode passthrough -enc_time_base -1 -f framecrc -
+    ffmpeg -copyts -i F -map 0:<each audio/video stream but cover art> -c:a pcm_s32le
+           -c:v wrapped_avframe -fps_mode passthrough -enc_time_base -1 -f framecrc -
 
-prints one line per frame the decoders output (after skip samples, edit lists and discard flags
-are applied), with its timestamp, duration and, for audio, its size in bytes. From it:
+lists every frame FFmpeg's decoders output (skip samples, edit lists and discard flags applied)
+with its timestamp and, for audio, its size. Which oracle decides each check:
 
-  stream_duration  audio: decoded samples / decoded sample rate (the gapless presented length);
-                   video: last frame's pts - first frame's pts + the last frame's duration
-                   (the median frame interval when the decoder gives none).
-  file_duration    the union of the audio/video streams' presented spans: earliest first pts to
-                   latest end (cover art excluded).
-  frame_count      video: frames the decoder outputs.
-                   audio: packets the demuxer presents (ffprobe -show_packets, less the ones
-                   flagged D = discard), as the brief asks; the decoder's frame count is kept in
-                   the report beside it. PCM/ADPCM/DSD audio is not checked: its packets are
-                   the demuxer's arbitrary chunks of samples, not frames.
-  frame_rate       video whose decoded frame intervals are constant (to one time-base tick):
-                   (frames - 1) / (last pts - first pts). VFR video and streams of fewer than 3
-                   frames are not checked.
-  sample_rate,     of the decoder's output (HE-AAC: the SBR rate), read from framecrc's header.
-  channels
-Streams that ffmpeg cannot decode have no oracle and no checks; cover art is never checked.
+  audio stream_duration   decoded samples / decoded sample rate (the gapless presented length).
+        Audio-only files whose format has a reference decoder are decided by it instead, since it
+        defines the format's presented length: oggdec (libvorbisfile), opusdec (libopusfile),
+        flac (libFLAC, also Ogg FLAC), mpg123, wvunpack (WavPack), mpcdec (Musepack SV7/SV8).
+        Measured reason: FFmpeg 5.1 outputs whole Vorbis blocks past the last granule position on
+        some files, pads Musepack's last frame and DSD's last block. DSF is decided by its header's
+        sample count (read by mutagen): the rest of the last block is padding by the spec.
+        Where the reference and FFmpeg's decoder differ, the check is listed with both ("split").
+  video stream_duration   first decoded frame's pts to the last one's, plus how long the last
+        frame shows: the demuxer's duration for that packet, else the median frame interval. When
+        the container's own stream duration ends inside that last frame (an edit list stopping
+        mid-frame), that end decides. (FFmpeg's CLI invents durations for frames; not used.)
+  file_duration           the union of the audio/video streams' spans, earliest start to latest
+        end (from the decoded timestamps; for a reference-decided audio-only file, its length).
+  frame_count             video: frames the decoder outputs. Audio: packets the demuxer presents
+        (ffprobe -show_packets less the D = discard ones), as the brief asks; the decoder's frame
+        count is kept beside it in the report. PCM/ADPCM/DSD audio is not checked: its packets are
+        the demuxer's arbitrary chunks, not frames.
+  frame_rate              video whose decoded frame intervals are all the median interval, give
+        or take one tick of rounding when the median is at least 10 ticks: (frames - 1) / (last pts
+        - first pts). VFR video and streams of fewer than 3 frames are not checked.
+  sample_rate, channels   of the decoder's output (HE-AAC: the SBR rate), from framecrc's header.
+
+Not scored: streams FFmpeg cannot decode (no oracle); cover art; and duration checks of audio
+whose decoded timestamps do not span its decoded samples (overlapping or gapped timestamps in
+damaged or cut files: a player following the samples and one following the clock present
+different lengths) -- these are listed in the report as "ambiguous".
 
 Tolerances: a duration is right within max(1 ms, half of the stream's median frame duration);
 PCM-like audio (one sample per "frame") gets 1 ms. A file duration takes the largest tolerance
-of its streams. A frame rate is right within 0.05 % (relative). Counts, sample rates and
-channel counts must be exact.
+of its streams. A frame rate is right within 0.05 % (relative). Counts, sample rates and channel
+counts must be exact.
 
-An independent parser cross-checks the oracle: mutagen (pinned) reads the length of audio-only
-files it understands. Checks where mutagen and the decoder disagree beyond the tolerance are
-still scored against the decoder (what a player presents), and listed in the report's
-"oracle_disputes" so a reader can judge them.
+mutagen (pinned) cross-checks: it reads the length of audio-only files it understands; where it
+and the oracle disagree beyond the tolerance the file is listed in "oracle_disputes" (mostly
+bit-rate estimates of MP3s without a Xing header, and truncated test files whose headers claim
+more than is there).
 
-Tools scored (each answer is right, wrong or unanswered = null/missing/failed):
-  mediaprobe          mediaprobe --ndjson                (duration.seconds, streams[i].duration.
-  mediaprobe --scan   mediaprobe --scan --ndjson          seconds, frame_count, video.frame_rate.
-                                                          best, audio.sample_rate/channels)
-  ffprobe             ffprobe -show_format -show_streams (format.duration, stream duration, else
-                      a Matroska DURATION tag; nb_frames; avg_frame_rate, else r_frame_rate;
-                      sample_rate, channels)
-  ffprobe -count_packets   the same, frame_count = nb_read_packets
-  mediainfo           mediainfo --Output=JSON             (General Duration; per track Duration,
-                      FrameCount, FrameRate, SamplingRate, Channels; tracks matched to streams
-                      by their order within each type)
+Tools scored (each answer is right, wrong or unanswered = null, missing, or the tool failed):
+  mediaprobe, mediaprobe --scan   --ndjson: duration, streams[i].duration (value/timescale),
+                                  frame_count, video.frame_rate.best, audio.sample_rate/channels
+  ffprobe                         -show_format -show_streams: format.duration, stream duration
+                                  (else a Matroska DURATION tag), nb_frames, avg_frame_rate (else
+                                  r_frame_rate), sample_rate, channels
+  ffprobe -count_packets          the same, with frame_count = nb_read_packets
+  mediainfo                       --Output=JSON: General Duration; per track Duration,
+                                  FrameCount, FrameRate, SamplingRate, Channels (tracks matched
+                                  to streams by their order within each type)
 
-Output: a table per tool and check type, mediaprobe's disagreements grouped into classes, and a
-JSON report (default $CORPUS_CACHE/report.json) with every disagreement of every tool and the
-oracle of every file. ffprobe/mediainfo/oracle results are cached by file sha256 and tool
-version in $CORPUS_CACHE/peer-cache (--no-cache to ignore); mediaprobe is always run.
+Output: a table per tool and check type, mediaprobe's misses grouped into classes with examples,
+per-source scores, and a JSON report (default $CORPUS_CACHE/report.json) with every disagreement
+of every tool, the splits, the ambiguous checks, the mutagen disputes and each file's oracle.
+ffprobe/mediainfo/oracle results are cached per file sha256 and tool versions under
+$CORPUS_CACHE/peer-cache (--no-cache recomputes them); mediaprobe always runs.
 """
 
 import argparse
@@ -78,7 +89,7 @@ TOOLS = ["mediaprobe", "mediaprobe --scan", "ffprobe", "ffprobe -count_packets",
 CHECKS = ["file_duration", "stream_duration", "frame_count", "frame_rate", "sample_rate", "channels"]
 PCM_LIKE_PREFIXES = ("pcm_", "adpcm_", "dsd_")
 RATE_TOLERANCE = 0.0005
-ORACLE_VERSION = 3  # bump when oracle_for changes: cached oracles are keyed by it
+ORACLE_VERSION = 5  # bump when oracle_for changes: cached oracles are keyed by it
 
 
 def run(cmd, timeout=300, binary=False):
@@ -137,7 +148,7 @@ def ffprobe_plain(path):
 def ffprobe_counted(path):
     """ffprobe -count_packets, with the packet list (stream index, flags) for the oracle."""
     out, err = run(["ffprobe", "-v", "error", "-of", "json", "-count_packets", "-show_format",
-                    "-show_streams", "-show_entries", "packet=stream_index,flags", path], timeout=600)
+                    "-show_streams", "-show_entries", "packet=stream_index,pts,duration,flags", path], timeout=600)
     try:
         j = json.loads(out) if out else None
     except ValueError:
@@ -146,13 +157,20 @@ def ffprobe_counted(path):
         return {"error": err.strip()[:300]}
     counts = collections.Counter()
     discarded = collections.Counter()
+    last = {}
     for p in j.pop("packets", []):
         i = p.get("stream_index")
         counts[i] += 1
         if "D" in p.get("flags", ""):
             discarded[i] += 1
+            continue
+        pts = p.get("pts")
+        if isinstance(pts, int) and (i not in last or pts >= last[i][0]):
+            d = p.get("duration")
+            last[i] = (pts, d if isinstance(d, int) and d > 0 else None)
     j["packet_counts"] = {str(k): v for k, v in counts.items()}
     j["discarded_counts"] = {str(k): v for k, v in discarded.items()}
+    j["last_presented_packet"] = {str(k): v for k, v in last.items()}
     return j
 
 
@@ -215,7 +233,8 @@ def decode_streams(path, indexes):
 
 
 # Reference decoders (each format's own library), used where one exists: Xiph's oggdec
-# (libvorbisfile) and opusdec (libopusfile), the flac tool (libFLAC), mpg123 and wvunpack. They
+# (libvorbisfile) and opusdec (libopusfile), the flac tool (libFLAC), mpg123, wvunpack and
+# mpcdec (libmpcdec). They
 # decide an audio-only file's presented length, because they define it: FFmpeg 5.1's Vorbis path,
 # for one, outputs whole blocks past the last page's granule position when the page lacks the
 # end-of-stream flag, where libvorbisfile trims to the granule.
@@ -233,6 +252,8 @@ def reference_command(fmt, codec, path, out):
         return ["mpg123", "-q", "-w", out, path]
     if fmt0 == "wv" and codec == "wavpack":
         return ["wvunpack", "-q", "-y", path, "-o", out]
+    if fmt0 in ("mpc", "mpc8") and codec in ("musepack7", "musepack8"):
+        return ["mpcdec", path, out]
     return None
 
 
@@ -307,6 +328,11 @@ def oracle_for(path, plain, counted):
             tol = Fraction(1, 1000) if pcm_like(codec) else max(Fraction(1, 1000), per_frame / 2)
             entry.update(sample_rate=rate, channels=ch, samples=samples,
                          stream_duration=float(dur), tolerance=float(tol))
+            # The decoded frames' own timestamps should span what their samples last; where they
+            # do not (overlapping or gapped timestamps: a damaged or cut file), the length a
+            # player presents depends on whether it follows the samples or the clock.
+            ts_end = max(f[0] * tb + Fraction(f[2] // (4 * ch), rate) for f in frames)
+            entry["timestamp_span"] = float(ts_end - start)
             if not pcm_like(codec) and "packet_counts" in counted:
                 n = counted["packet_counts"].get(str(i), 0) - counted["discarded_counts"].get(str(i), 0)
                 entry["frame_count"] = n
@@ -314,11 +340,23 @@ def oracle_for(path, plain, counted):
             tols.append(tol)
         else:
             pts = sorted(f[0] for f in frames)
-            last = max(frames, key=lambda f: f[0])
             intervals = [b - a for a, b in zip(pts, pts[1:])]
             med = Fraction(statistics.median(intervals)) if intervals else None
-            last_dur = last[1] if last[1] > 0 else (med or 0)
+            # How long the last frame shows is the container's to say (a decoder does not know):
+            # the duration of the last presented packet when the demuxer gives one, else the
+            # median frame interval. When the container's own stream duration ends inside that
+            # last frame (an edit list that stops mid-frame), it decides.
+            lp = (counted.get("last_presented_packet") or {}).get(str(i))
+            if lp and lp[1] and lp[0] == pts[-1]:
+                last_dur = Fraction(lp[1])
+            else:
+                last_dur = med or Fraction(0)
             dur = (pts[-1] - pts[0] + last_dur) * tb
+            declared = num(s.get("duration"))
+            span = (pts[-1] - pts[0]) * tb
+            if declared is not None and float(span) < declared < float(dur):
+                dur = Fraction(declared).limit_denominator(10**9)
+                entry["duration_oracle"] = "container end inside the last frame"
             tol = max(Fraction(1, 1000), (med * tb / 2) if med else Fraction(1, 1000))
             entry.update(frame_count=len(frames), stream_duration=float(dur), tolerance=float(tol))
             # Constant rate: every interval equals the median, give or take one tick of rounding
@@ -347,6 +385,17 @@ def oracle_for(path, plain, counted):
                 e["stream_duration"] = ref["samples"] / ref["sample_rate"]
                 e["duration_oracle"] = ref["tool"]
                 o["file"]["file_duration"] = e["stream_duration"]
+    # DSF: the header's sample count is the length; the last block's zero padding, which
+    # FFmpeg's DSD decoders output, is not audio (DSF spec). mutagen reads that count.
+    fmt0 = ((plain.get("format") or {}).get("format_name") or "").split(",")[0]
+    if fmt0 == "dsf" and len(o["streams"]) == 1:
+        e = next(iter(o["streams"].values()))
+        m = mutagen_length(path)
+        if m and "length" in m:
+            e["ffmpeg_stream_duration"] = e["stream_duration"]
+            e["stream_duration"] = m["length"]
+            e["duration_oracle"] = "mutagen (DSF sample count)"
+            o["file"]["file_duration"] = m["length"]
     for e in o["streams"].values():
         e.setdefault("duration_oracle", "ffmpeg")
     return o
@@ -539,7 +588,15 @@ def main():
         " ".join((run(["mediainfo", "--Version"])[0] or "").split()[-1:]),
         "mutagen": __import__("mutagen").version_string if _has_mutagen() else None,
     }
-    vkey = hashlib.sha256(json.dumps(versions, sort_keys=True).encode() + b"peers-v1").hexdigest()[:12]
+    vkey = hashlib.sha256(json.dumps(versions, sort_keys=True).encode() + b"peers-v2").hexdigest()[:12]
+    with open(args.mediaprobe, "rb") as f:
+        mp_sha = hashlib.sha256(f.read()).hexdigest()
+    head, _ = run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"])
+    dirty, _ = run(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no", "Sources", "Package.swift"])
+    versions["mediaprobe"] = {
+        "path": os.path.abspath(args.mediaprobe), "sha256": mp_sha,
+        "built": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(os.path.getmtime(args.mediaprobe))) + " UTC",
+        "repo_head": (head or "?").strip(), "sources_modified": bool((dirty or "").strip())}
     peer_cache = None if args.no_cache else os.path.join(args.cache, "peer-cache", vkey)
 
     # mediaprobe, both modes, in batches (always fresh: it is what is under test).
@@ -612,11 +669,16 @@ def main():
         codecs = {str(s["index"]): s.get("codec_name") for s in plain.get("streams") or []}
         files_info[p] = {"source": r["source"], "format": fmt, "oracle": oracle, "mutagen": mut,
                          "codecs": codecs}
+        ambiguous = {i for i, e in oracle["streams"].items()
+                     if e["type"] == "audio" and "timestamp_span" in e and "ffmpeg_stream_duration" not in e
+                     and abs(e["timestamp_span"] - e["stream_duration"]) > e["tolerance"]}
         if oracle.get("file"):
             checks.append({"file": p, "stream": None, "check": "file_duration",
                            "truth": oracle["file"]["file_duration"], "tol": oracle["file"]["tolerance"],
                            "answers": {t: ans[t].get("file_duration") for t in TOOLS},
                            "format": fmt, "codec": "+".join(sorted({e["codec"] or "?" for e in oracle["streams"].values()}))})
+            if ambiguous:
+                checks[-1]["ambiguous"] = "an audio stream's timestamps do not span its samples"
             only = list(oracle["streams"].values())
             if len(only) == 1 and "ffmpeg_stream_duration" in only[0]:
                 alt = only[0]["ffmpeg_stream_duration"]
@@ -636,6 +698,8 @@ def main():
                                "tol": e.get("tolerance") if c == "stream_duration" else None,
                                "answers": {t: ans[t]["streams"].get(idx, {}).get(c) for t in TOOLS},
                                "format": fmt, "codec": e["codec"], "type": e["type"]})
+                if c == "stream_duration" and idx in ambiguous:
+                    checks[-1]["ambiguous"] = "the stream's timestamps do not span its samples"
                 if c == "stream_duration" and "ffmpeg_stream_duration" in e and \
                         abs(e["ffmpeg_stream_duration"] - e[c]) > e["tolerance"]:
                     checks[-1]["split"] = {"oracle": e["duration_oracle"], "ffmpeg": e["ffmpeg_stream_duration"]}
@@ -654,6 +718,10 @@ def main():
             return "right" if abs(v / t - 1) <= RATE_TOLERANCE else "wrong"
         return "right" if v == t else "wrong"
 
+    excluded = [c for c in checks if "ambiguous" in c]
+    checks = [c for c in checks if "ambiguous" not in c]
+    for c in excluded:
+        c["verdicts"] = {t: verdict(c, c["answers"][t]) for t in TOOLS}
     for c in checks:
         c["verdicts"] = {t: verdict(c, c["answers"][t]) for t in TOOLS}
         if "split" in c:
@@ -687,8 +755,11 @@ def main():
     out = []
     n_files = len(rows)
     n_checked = len({c["file"] for c in checks})
-    out.append(f"corpus: {n_files} files ({n_checked} with an oracle), {len(checks)} checks; "
-               f"ffmpeg: {versions['ffmpeg']}; mediainfo: {versions['mediainfo']}; mutagen {versions['mutagen']}")
+    m = versions["mediaprobe"]
+    out.append(f"corpus: {n_files} files ({n_checked} with an oracle), {len(checks)} scored checks")
+    out.append(f"mediaprobe: {m['path']} sha256 {m['sha256'][:16]} built {m['built']}; repo HEAD {m['repo_head']}"
+               f"{' with modified Sources' if m['sources_modified'] else ''}")
+    out.append(f"{versions['ffmpeg']}; mediainfo {versions['mediainfo']}; mutagen {versions['mutagen']}")
     out.append(table(checks, "== every check (right / wrong / unanswered, % of n)"))
     out.append("")
 
@@ -708,13 +779,23 @@ def main():
             if v == "right":
                 continue
             how = "null" if v == "unanswered" else direction(c, c["answers"][mode])
-            key = (mode, c["check"], short_fmt(c["format"]), c["codec"], how)
+            what = "duration" if c["check"].endswith("duration") else c["check"]
+            key = (mode, what, short_fmt(c["format"]), c["codec"], how)
             classes.setdefault(key, []).append(c)
-    out.append("== mediaprobe's misses by class (mode, check, container, codec, how), most checks first")
+    out.append("== mediaprobe's misses by class (mode, what, container, codec, how), most checks first;")
+    out.append("   'duration' counts file and stream durations together (the checks are listed)")
     for key, cs in sorted(classes.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-        mode, check, fmt, codec, how = key
-        out.append(f"{len(cs):4d}  {mode:<18} {check:<16} {fmt:<10} {codec:<22} {how}")
-        for c in cs[:args.examples]:
+        mode, what, fmt, codec, how = key
+        kinds = collections.Counter(c["check"] for c in cs)
+        out.append(f"{len(cs):4d}  {mode:<18} {what:<12} {fmt:<10} {codec:<22} {how:<7} "
+                   f"{len({c['file'] for c in cs})} files ({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))})")
+        seen_files = []
+        for c in cs:
+            if c["file"] in seen_files:
+                continue
+            seen_files.append(c["file"])
+            if len(seen_files) > args.examples:
+                break
             vals = "  ".join(f"{t.replace('mediaprobe', 'mp').replace('ffprobe', 'fp')}={_fmt(c['answers'][t])}" for t in TOOLS)
             where = c["file"] + (f" #{c['stream']}" if c["stream"] is not None else "")
             out.append(f"        {where}\n          oracle={_fmt(c['truth'])} (tol {_fmt(c['tol'])})  {vals}")
@@ -736,18 +817,20 @@ def main():
                 and fi["oracle"].get("file") and len(fi["oracle"]["streams"]) == 1
                 and next(iter(fi["oracle"]["streams"].values()))["type"] == "audio")
     out.append(f"== oracle cross-check: mutagen {versions['mutagen']} read the length of {n_mut} audio-only files; "
-               f"it disagrees with the decoder on {len(disputes)} (listed in the report as oracle_disputes)")
+               f"it disagrees with the oracle on {len(disputes)} (listed in the report as oracle_disputes)")
     split = [c for c in checks if "split" in c]
     by_tool = collections.Counter(c["split"]["oracle"] for c in split)
     n_ref = sum(1 for fi in files_info.values() for e in fi["oracle"]["streams"].values()
-                if e.get("duration_oracle", "ffmpeg") != "ffmpeg")
-    out.append(f"== reference decoders decided the length of {n_ref} audio-only files; on "
+                if "ffmpeg_stream_duration" in e)
+    out.append(f"== reference decoders (or the DSF header) decided the length of {n_ref} audio-only files; on "
                f"{len({c['file'] for c in split})} of them ffmpeg's decoder output differs by more than "
                f"the tolerance ({', '.join(f'{k}: {v} checks' for k, v in sorted(by_tool.items()))})")
     for t in TOOLS:
         a = sum(c["verdicts"][t] == "right" for c in split)
         b = sum(c["split"]["verdicts_against_ffmpeg"][t] == "right" for c in split)
         out.append(f"     {t:<24} right on {a} of these {len(split)} checks against the reference, {b} against ffmpeg")
+    out.append(f"== not scored: {len(excluded)} duration checks on {len({c['file'] for c in excluded})} files whose "
+               "audio timestamps and samples disagree (no single presented length; in the report as 'ambiguous')")
     errs = collections.Counter()
     for p, fi in files_info.items():
         for t, e in fi.get("tool_errors", {}).items():
@@ -771,10 +854,12 @@ def main():
              "answers": c["answers"], "verdicts": c["verdicts"], "split": c.get("split")}
             for c in checks if any(v != "right" for v in c["verdicts"].values())],
         "mediaprobe_classes": [
-            {"mode": k[0], "check": k[1], "container": k[2], "codec": k[3], "how": k[4],
+            {"mode": k[0], "what": k[1], "container": k[2], "codec": k[3], "how": k[4],
              "checks": len(v), "files": sorted({c["file"] for c in v})}
             for k, v in sorted(classes.items(), key=lambda kv: -len(kv[1]))],
         "oracle_disputes": disputes,
+        "ambiguous": [{"file": c["file"], "stream": c["stream"], "check": c["check"], "why": c["ambiguous"],
+                       "decoded_samples_length": c["truth"], "answers": c["answers"]} for c in excluded],
         "files_info": files_info,
         "mediaprobe_errors": {p: fi["tool_errors"].get("mediaprobe") for p, fi in files_info.items()
                               if fi["tool_errors"].get("mediaprobe")},

@@ -1,3 +1,4 @@
+import CFFmpeg
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -87,6 +88,15 @@ public struct JSONStreamWriter {
   public func finish() {
     if layout == .array { Console.out(count == 0 ? "[]\n" : "\n]\n") }
   }
+}
+
+/// Keeps freed memory in the process instead of handing it back to the kernel after every file:
+/// glibc trims the top of the heap whenever 128 KiB are free there, and FFmpeg's contexts are
+/// allocated and freed once per input, so a batch paid a page fault for every page of them again
+/// and again (measured: 300 MP4s, 0.23 s of system time, 0.02 s with these settings). The heap
+/// keeps at most 64 MiB spare: memory still does not grow with the number of inputs.
+public func tuneMemoryAllocator() {
+  mt_keep_freed_memory(64 << 20, 16 << 20)
 }
 
 /// Ignores SIGPIPE so a closed reader shows up as EPIPE, handled by `Console`.

@@ -120,6 +120,7 @@ struct MediaCompatCommand: ParsableCommand {
 
   func run() throws {
     ignoreBrokenPipe()
+    tuneMemoryAllocator()
     diagnostics.ffmpegLogLevel.apply()
     if listPlatforms { return try printPlatforms() }
     if let explain { return try printExplanation(explain) }

@@ -133,6 +133,7 @@ struct MediaProbeCommand: ParsableCommand {
 
   func run() throws {
     ignoreBrokenPipe()
+    tuneMemoryAllocator()
     diagnostics.ffmpegLogLevel.apply()
     let inputs = try input.inputs(arguments: paths, recursive: recursive)
     let scope: VerifyScope? =

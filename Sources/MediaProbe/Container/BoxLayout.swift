@@ -255,10 +255,20 @@ package struct BoxLayout: Equatable {
   }
 }
 
-/// Box headers read from a `ByteSource`.
-struct BoxFile {
+/// Box headers read from a `ByteSource`, through a one-block cache: the boxes of a `moov` or a
+/// `moof` lie close together, so a handful of reads serve a whole walk.
+final class BoxFile {
   let source: ByteSource
   let size: UInt64
+  private var block: [UInt8] = []
+  private var blockStart: UInt64 = 0
+  /// How much one read fetches at least.
+  private static let blockSize = 64 << 10
+
+  init(source: ByteSource, size: UInt64) {
+    self.source = source
+    self.size = size
+  }
 
   struct Header {
     var type: String
@@ -280,7 +290,17 @@ struct BoxFile {
     }
   }
 
-  func bytes(at offset: UInt64, count: Int) -> [UInt8] { source.bytes(at: offset, count: count) }
+  func bytes(at offset: UInt64, count: Int) -> [UInt8] {
+    guard count > 0, offset < size else { return [] }
+    let end = offset + UInt64(count)
+    if offset < blockStart || end > blockStart + UInt64(block.count) {
+      guard count <= Self.blockSize else { return source.bytes(at: offset, count: count) }
+      blockStart = offset
+      block = source.bytes(at: offset, count: Self.blockSize)
+    }
+    let from = Int(offset - blockStart)
+    return Array(block[from..<min(block.count, from + count)])
+  }
 
   /// The box header at `offset`; nil when it is not a plausible box.
   func box(at offset: UInt64, within end: UInt64) -> Header? {

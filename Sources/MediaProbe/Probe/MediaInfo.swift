@@ -38,8 +38,6 @@ public enum ProbeWarning: String, Codable, Sendable, Comparable {
   /// The frame rate in the headers was implausible or self-contradictory; `best` comes from the
   /// timestamps of the first packets.
   case frameRateFromTimestamps = "frame_rate_from_timestamps"
-  /// The time limit (`--timeout`) stopped the scan before the end; counts are partial.
-  case scanIncomplete = "scan_incomplete"
   /// The byte limit (`--max-bytes`) stopped reading before the end of the input.
   case byteLimitReached = "byte_limit_reached"
 

@@ -96,7 +96,9 @@ public struct Prober: Sendable {
       streams[index].apply(measurement, timeBase: streams[index].timeBase)
       if measurement.ratesFromTimestamps { warnings.insert(.frameRateFromTimestamps) }
     }
-    if options.scan && input.source.shouldStop { warnings.insert(.scanIncomplete) }
+    if input.source.timedOut || input.source.isExpired {
+      throw .timeout(seconds: options.timeout ?? ByteSource.fifoFirstBytesWait)
+    }
 
     let context = input.pointer.pointee
     let container = Container(
@@ -155,6 +157,10 @@ public struct Prober: Sendable {
       throw probeError(for: error, source: bytes, timeout: options.timeout)
     }
     if input.formatName == "tty" { throw .unrecognizedFormat }  // any text file probes as ANSI art
+    // A read that stopped at the deadline looks like the end of the file to libavformat.
+    if bytes.timedOut || bytes.isExpired {
+      throw .timeout(seconds: options.timeout ?? ByteSource.fifoFirstBytesWait)
+    }
     return input
   }
 
@@ -240,6 +246,14 @@ public struct Prober: Sendable {
     /// From the first decoded frame: the top field is displayed first.
     var topFieldFirst: Bool?
 
+    /// Facts known without decoding.
+    init(codedWidth: Int, codedHeight: Int, interlaced: Bool?, topFieldFirst: Bool?) {
+      self.codedWidth = codedWidth
+      self.codedHeight = codedHeight
+      self.interlaced = interlaced
+      self.topFieldFirst = topFieldFirst
+    }
+
     /// What `decoder` says, and its first decoded `frame` if there is one.
     init(_ decoder: CodecDecoder, _ frame: Frame?) {
       let context = decoder.pointer.pointee
@@ -254,6 +268,16 @@ public struct Prober: Sendable {
   /// progressive): their first frame is decoded. Other codecs are only opened, as ffprobe does,
   /// so a 4K HEVC or AV1 file costs no decoding.
   static let decodedForInterlacing: Set = ["h264", "mpeg2video", "mpeg1video", "vc1", "mpeg4"]
+
+  /// The H.264 sequence parameters in a stream's extradata, when it has them.
+  static func sequenceParameters(of stream: UnsafeMutablePointer<AVStream>)
+    -> H264SequenceParameters?
+  {
+    let parameters = stream.pointee.codecpar.pointee
+    guard let data = parameters.extradata, parameters.extradata_size > 0 else { return nil }
+    return H264SequenceParameters(
+      extradata: UnsafeBufferPointer(start: data, count: Int(parameters.extradata_size)))
+  }
 
   /// How much of a stream the bounded timestamp read looks at when the header rates disagree.
   static let timestampWindow = (seconds: 2.0, packets: 240)
@@ -270,11 +294,19 @@ public struct Prober: Sendable {
     var timing: [Int: [Int64]] = [:]
     for stream in streams where stream.type == .video && stream.disposition["attached_pic"] != true
     {
-      guard let decoder = try? input.view(stream.index).openDecoder() else { continue }
-      if Self.decodedForInterlacing.contains(stream.codec.name) {
-        firstFrames[stream.index] = decoder
-      } else {
-        results[stream.index, default: Measurement()].firstFrame = FirstFrame(decoder, nil)
+      if stream.codec.name == "h264",
+        let sps = Self.sequenceParameters(of: input.stream(stream.index)), sps.frameMacroblocksOnly
+      {
+        // Progressive by its SPS: nothing to decode for interlacing or the coded size.
+        results[stream.index, default: Measurement()].firstFrame = FirstFrame(
+          codedWidth: sps.codedWidth, codedHeight: sps.codedHeight, interlaced: false,
+          topFieldFirst: nil)
+      } else if let decoder = try? input.view(stream.index).openDecoder() {
+        if Self.decodedForInterlacing.contains(stream.codec.name) {
+          firstFrames[stream.index] = decoder
+        } else {
+          results[stream.index, default: Measurement()].firstFrame = FirstFrame(decoder, nil)
+        }
       }
       if !options.scan, stream.video?.frameRate.headersDisagree == true {
         timing[stream.index] = []
@@ -311,7 +343,6 @@ public struct Prober: Sendable {
     {
       if input.source.shouldStop {
         if Interruption.isRequested { throw .readError(detail: "interrupted") }
-        if readsAll { break }  // partial: reported as scan_incomplete
         throw .timeout(seconds: options.timeout ?? 0)
       }
       do {
