@@ -69,6 +69,31 @@ printf 'mediaprobe %.3f s, ffprobe loop %.3f s, mediainfo %.3f s\n' "$ours" "$lo
 printf 'ffprobe loop / mediaprobe = %.1fx (target >= 40x); mediainfo / mediaprobe = %.2fx (target > 1)\n' \
   "$(echo "$loop / $ours" | bc -l)" "$(echo "$mi / $ours" | bc -l)"
 
+echo "== the floor: a C program that only opens each file and reads its stream information, one thread"
+gcc -O2 -o "$work/floor" Scripts/bench-floor.c $(pkg-config --cflags --libs libavformat libavutil)
+best() { local best=999 t0 t1 d; for _ in 1 2 3; do t0=$EPOCHREALTIME; "$@" >/dev/null 2>&1 || true; t1=$EPOCHREALTIME; d=$(elapsed "$t0" "$t1"); best=$(echo "if ($d < $best) $d else $best" | bc -l); done; echo "$best"; }
+floor=$(best "$work/floor" "$work"/200/*)
+one=$(best "$probe" --jobs 1 --ndjson "$work"/200/*)
+two=$(best "$probe" --jobs 2 --ndjson "$work"/200/*)
+printf 'floor %.3f s; mediaprobe --jobs 1 %.3f s (%sx the floor, target <= 1.3), --jobs 2 %.3f s (%sx, target < 1)\n' \
+  "$floor" "$one" "$(ratio "$one" "$floor")" "$two" "$(ratio "$two" "$floor")"
+printf 'ffprobe loop / mediaprobe --jobs 2 = %.1fx (target >= 80x)\n' "$(echo "$loop / $two" | bc -l)"
+
+echo "== 10,000 files from a list (--files-from -), and 1,000,000 listed paths (missing files)"
+ls "$work"/1000/* > "$work/list1k"
+for _ in $(seq 10); do cat "$work/list1k"; done > "$work/list10k"
+listed_peak() {  # list: peak RSS of one --files-from call, its messages dropped
+  /usr/bin/time -o "$work/peak" -f %M "$probe" --ndjson --files-from - < "$1" >/dev/null 2>&1 || true
+  cat "$work/peak"
+}
+t0=$EPOCHREALTIME; m10k=$(listed_peak "$work/list10k"); t1=$EPOCHREALTIME
+printf '10,000 files: %.2f s, %.0f files/s, peak RSS %s KiB\n' "$(elapsed "$t0" "$t1")" "$(echo "10000 / $(elapsed "$t0" "$t1")" | bc -l)" "$m10k"
+seq -f "$work/missing/%.0f.mp4" 1 100000 > "$work/list100k"
+seq -f "$work/missing/%.0f.mp4" 1 1000000 > "$work/list1m"
+m100k=$(listed_peak "$work/list100k")
+m1m=$(listed_peak "$work/list1m")
+printf 'peak RSS for 100,000 and 1,000,000 listed paths: %s and %s KiB (should stay ~equal)\n' "$m100k" "$m1m"
+
 echo "== peak memory (KiB), JSON array output"
 m200=$(peak_kib "$probe" "$work"/200/*)
 m1000=$(peak_kib "$probe" "$work"/1000/*)
