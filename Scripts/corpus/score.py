@@ -13,7 +13,9 @@ truth ("oracle") comes from decoders, not from container headers. One run per fi
 lists every frame FFmpeg's decoders output (skip samples, edit lists and discard flags applied)
 with its timestamp and, for audio, its size. Which oracle decides each check:
 
-  audio stream_duration   decoded samples / decoded sample rate (the gapless presented length).
+  audio stream_duration   decoded samples / decoded sample rate (the gapless presented length);
+        in MP4/MOV, when the container's duration (an edit list's end) falls inside the last
+        decoded frame, it decides (FFmpeg 5.1 does not trim decoded audio at an edit's end).
         Audio-only files whose format has a reference decoder are decided by it instead, since it
         defines the format's presented length: oggdec (libvorbisfile), opusdec (libopusfile),
         flac (libFLAC, also Ogg FLAC), mpg123, wvunpack (WavPack), mpcdec (Musepack SV7/SV8).
@@ -89,7 +91,7 @@ TOOLS = ["mediaprobe", "mediaprobe --scan", "ffprobe", "ffprobe -count_packets",
 CHECKS = ["file_duration", "stream_duration", "frame_count", "frame_rate", "sample_rate", "channels"]
 PCM_LIKE_PREFIXES = ("pcm_", "adpcm_", "dsd_")
 RATE_TOLERANCE = 0.0005
-ORACLE_VERSION = 5  # bump when oracle_for changes: cached oracles are keyed by it
+ORACLE_VERSION = 6  # bump when oracle_for changes: cached oracles are keyed by it
 
 
 def run(cmd, timeout=300, binary=False):
@@ -303,6 +305,7 @@ def oracle_for(path, plain, counted):
     o = {"streams": {}, "file": None, "decode_errors": {}}
     if not av:
         return o
+    fmt0 = ((plain.get("format") or {}).get("format_name") or "").split(",")[0]
     decoded, errors = decode_streams(path, [s["index"] for s in av])
     o["decode_errors"] = {str(k): v for k, v in errors.items()}
     spans, tols = [], []
@@ -324,6 +327,16 @@ def oracle_for(path, plain, counted):
             samples = sum(sizes) // (4 * ch)
             dur = Fraction(samples, rate)
             start = frames[0][0] * tb
+            # MP4/MOV: an edit list can end the presentation inside the last audio frame, and
+            # FFmpeg 5.1's decoder output is not trimmed there; when the container's duration (the
+            # edit's end) falls inside the last decoded frame, it decides.
+            declared = num(s.get("duration"))
+            last_frame = Fraction(sizes[-1] // (4 * ch), rate)
+            if fmt0 == "mov" and declared is not None and float(dur - last_frame) < declared < float(dur):
+                entry["ffmpeg_decoded_duration"] = float(dur)
+                dur = Fraction(declared).limit_denominator(10**9)
+                samples = None
+                entry["duration_oracle"] = "container end inside the last frame"
             per_frame = Fraction(int(statistics.median(sizes)) // (4 * ch), rate)
             tol = Fraction(1, 1000) if pcm_like(codec) else max(Fraction(1, 1000), per_frame / 2)
             entry.update(sample_rate=rate, channels=ch, samples=samples,
@@ -333,6 +346,7 @@ def oracle_for(path, plain, counted):
             # player presents depends on whether it follows the samples or the clock.
             ts_end = max(f[0] * tb + Fraction(f[2] // (4 * ch), rate) for f in frames)
             entry["timestamp_span"] = float(ts_end - start)
+            entry["decoded_duration"] = float(sum(sizes) // (4 * ch) / Fraction(rate))
             if not pcm_like(codec) and "packet_counts" in counted:
                 n = counted["packet_counts"].get(str(i), 0) - counted["discarded_counts"].get(str(i), 0)
                 entry["frame_count"] = n
@@ -387,7 +401,6 @@ def oracle_for(path, plain, counted):
                 o["file"]["file_duration"] = e["stream_duration"]
     # DSF: the header's sample count is the length; the last block's zero padding, which
     # FFmpeg's DSD decoders output, is not audio (DSF spec). mutagen reads that count.
-    fmt0 = ((plain.get("format") or {}).get("format_name") or "").split(",")[0]
     if fmt0 == "dsf" and len(o["streams"]) == 1:
         e = next(iter(o["streams"].values()))
         m = mutagen_length(path)
@@ -671,7 +684,7 @@ def main():
                          "codecs": codecs}
         ambiguous = {i for i, e in oracle["streams"].items()
                      if e["type"] == "audio" and "timestamp_span" in e and "ffmpeg_stream_duration" not in e
-                     and abs(e["timestamp_span"] - e["stream_duration"]) > e["tolerance"]}
+                     and abs(e["timestamp_span"] - e["decoded_duration"]) > e["tolerance"]}
         if oracle.get("file"):
             checks.append({"file": p, "stream": None, "check": "file_duration",
                            "truth": oracle["file"]["file_duration"], "tol": oracle["file"]["tolerance"],

@@ -114,6 +114,19 @@ import Testing
     }
   }
 
+  /// Ogg ends at its last granule (the packet durations are already trimmed: the discard padding
+  /// is for the decoder), Vorbis's first packet yields nothing, Opus in Matroska starts after
+  /// its pre-skip: the scanned length is what the decoder outputs (2 s and 1 s by construction).
+  @Test(arguments: [("tone.ogg", "2/1"), ("tone.opus", "2/1"), ("vp9_opus.webm", "1/1")])
+  func audioScansEndWhereTheDecoderDoes(_ fixture: String, _ seconds: String) throws {
+    let audio = try #require(firstStream(try probe(fixture, ["--scan"]), "audio"))
+    #expect(Self.exact(audio["duration"]) == seconds, "\(fixture)")
+    let index = try #require(audio["index"] as? Int)
+    let rate = try #require(value(audio, "audio", "sample_rate") as? Int)
+    let samples = try Self.decoded(fixture, "0:\(index)", audio: true)
+    #expect(Self.exact(audio["duration"]) == Self.exact(["value": samples, "timescale": rate]))
+  }
+
   /// An `mdat` whose size runs past the end of the file, with every sample inside it, is read
   /// (with a warning), as ffprobe and players read it; the same file cut inside its samples is
   /// still truncated.

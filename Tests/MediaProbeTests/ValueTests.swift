@@ -130,7 +130,8 @@ import Testing
     #expect(mp3.durationTicks == 2124)
     #expect(mp3.packetCount == 3)
     // AAC in MP4 after an edit list: a discarded packet carries the skip for the next ones; a
-    // packet wholly before the presentation start is not counted.
+    // packet wholly before the presentation start still counts as a packet (the demuxer
+    // presents it), but not toward the span.
     var aac = TimestampScan()
     aac.addDiscarded(timestamp: -3072, skip: 3072 + 100)
     aac.add(timestamp: -1024, duration: 1024)
@@ -138,9 +139,27 @@ import Testing
     aac.add(timestamp: 1024, duration: 1024)
     aac.finish()
     #expect(aac.start == 100)
-    #expect(aac.packetCount == 2)
+    #expect(aac.packetCount == 3)
     aac.clampEnd(to: 2000)
     #expect(aac.durationTicks == 1900)
+  }
+
+  @Test func oggAndMPEGPSEnds() {
+    // Ogg's last packet can end before it starts (its granule): a duration of 2^32 - 166 is -166.
+    var ogg = TimestampScan()
+    for pts in stride(from: Int64(0), through: 14848, by: 512) {
+      ogg.add(timestamp: pts, duration: 512)
+    }
+    ogg.add(timestamp: 15360, duration: 4_294_967_130)
+    ogg.finish()
+    #expect(ogg.durationTicks == 15194)
+    // MPEG-PS B-frames without a presentation time, every frame 3003 ticks: 29 frames.
+    var ps = TimestampScan()
+    for n in Int64(0)..<29 {
+      ps.add(timestamp: 18000 + n * 3003, duration: 3003, decodingTimeOnly: n % 3 == 2)
+    }
+    ps.finish()
+    #expect(ps.durationTicks == Int64(29 * 3003))
   }
 
   @Test func roundedMillisecondsAreStillCFR() {

@@ -33,6 +33,8 @@ package struct StreamView {
   package var bitsPerRawSample: Int32 { parameters.bits_per_raw_sample }
   /// Frames of reordering delay (B-frames), 0 for audio.
   package var videoDelay: Int32 { parameters.video_delay }
+  /// Samples the decoder drops at the start of an audio stream (the codec's pre-skip), 0 when none.
+  package var initialPadding: Int32 { parameters.initial_padding }
   /// Audio channels, 0 when unknown.
   package var channelCount: Int32 { parameters.ch_layout.nb_channels }
   /// The `default` disposition flag.

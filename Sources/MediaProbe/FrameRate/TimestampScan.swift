@@ -22,10 +22,16 @@ package struct TimestampScan {
   private var lastDelta: Int64?
   /// The latest presented packet's timestamp and duration.
   private var latest: (timestamp: Int64, duration: Int64)?
+  /// Packets that had only a decoding timestamp.
+  private var decodingTimeOnlyCount: Int64 = 0
+  /// The one duration every packet had (-1 when they differ).
+  private var uniformDuration: Int64?
+  /// A packet ended the stream before its own start (Ogg's final granule): nothing extends it.
+  private var endIsFinal = false
   /// The longest duration any packet claimed.
   private var longestPacket: Int64 = 0
   /// Skip samples moved the presentation's start here (ticks).
-  private var presentFrom: Int64?
+  package private(set) var presentFrom: Int64?
   package private(set) var minDelta: Int64?
   package private(set) var maxDelta: Int64?
 
@@ -43,24 +49,46 @@ package struct TimestampScan {
   /// Adds one presented packet: its presentation (or else decoding) timestamp and duration, in
   /// time-base ticks, and what its side data says is not presented at its start (`skip`) and end
   /// (`discard`), also in ticks. A packet wholly before the skipped start is not counted.
-  package mutating func add(timestamp: Int64?, duration: Int64, skip: Int64 = 0, discard: Int64 = 0)
-  {
+  ///
+  /// `decodingTimeOnly`: the packet has no presentation timestamp, `timestamp` is its decoding
+  /// time (MPEG-PS B-frames): it places the frame only roughly.
+  package mutating func add(
+    timestamp: Int64?, duration: Int64, skip: Int64 = 0, discard: Int64 = 0,
+    decodingTimeOnly: Bool = false
+  ) {
+    packetCount += 1  // every packet the demuxer presents counts, even one wholly skipped
+    if decodingTimeOnly { decodingTimeOnlyCount += 1 }
+    if duration != (uniformDuration ?? duration) {
+      uniformDuration = -1
+    } else {
+      uniformDuration = duration
+    }
     guard let timestamp else {
-      packetCount += 1
       untimedCount += 1
       return
     }
     addDiscarded(timestamp: timestamp, skip: skip)
+    // A duration above 2^31 is a negative one stored unsigned (Ogg's last packet, when its
+    // granule ends before the packet's nominal end).
+    let duration =
+      duration > Int64(Int32.max) && duration <= Int64(UInt32.max)
+      ? duration - Int64(UInt32.max) - 1 : duration
     var first = timestamp
+    var wholeSkipped = false
     if let presentFrom, presentFrom > timestamp {
-      if duration > 0 && timestamp + duration <= presentFrom { return }
+      wholeSkipped = duration > 0 && timestamp + duration <= presentFrom
       first = presentFrom
     }
-    packetCount += 1
-    start = Swift.min(start ?? first, first)
-    if duration > 0 {
-      let packetEnd = Swift.max(first, timestamp + duration - discard)
-      end = Swift.max(end ?? packetEnd, packetEnd)
+    if !wholeSkipped {
+      start = Swift.min(start ?? first, first)
+      if duration < 0 {
+        // The stream's last granule lies before this packet's start: the stream ends there.
+        end = Swift.max(start ?? first, timestamp + duration)
+        endIsFinal = true
+      } else if duration > 0 {
+        let packetEnd = Swift.max(first, timestamp + duration - discard)
+        end = Swift.max(end ?? packetEnd, packetEnd)
+      }
     }
     if timestamp >= (latest?.timestamp ?? .min) { latest = (timestamp, duration) }
     longestPacket = Swift.max(longestPacket, duration)
@@ -83,9 +111,19 @@ package struct TimestampScan {
   package mutating func finish() {
     for timestamp in window { present(timestamp) }
     window.removeAll()
-    if let lastPresented, end == nil || end! < lastPresented {
-      // No packet carried a duration: the last frame lasts like the one before it.
-      end = lastPresented + (lastDelta ?? 0)
+    if endIsFinal { return }
+    if decodingTimeOnlyCount > 0, let uniformDuration, uniformDuration > 0, let start {
+      // Some frames have no presentation time (MPEG-PS B-frames): their decoding times do not
+      // say where they show, but with every frame as long as the others, the span is exact.
+      end = start + (packetCount - untimedCount) * uniformDuration
+      return
+    }
+    if let lastPresented,
+      end == nil || end! < lastPresented
+        || (latest?.duration == 0 && latest?.timestamp == lastPresented)
+    {
+      // The last frame carried no duration (MPEG-PS): it lasts like the one before it.
+      end = Swift.max(end ?? .min, lastPresented + (lastDelta ?? 0))
     } else if let latest, let minDelta, let lastDelta, latest.duration > 0,
       2 * longestPacket < minDelta
     {
@@ -93,6 +131,13 @@ package struct TimestampScan {
       // 33 ms apart): the last frame lasts like the one before it.
       end = latest.timestamp + lastDelta
     }
+  }
+
+  /// Starts the span no earlier than `limit`: the demuxer's start time (Ogg Vorbis's first
+  /// packet, at -128, yields no samples), or the codec's pre-skip when no packet said so
+  /// (Opus in Matroska).
+  package mutating func clampStart(to limit: Int64) {
+    if let start, let end, start < limit, limit < end { self.start = limit }
   }
 
   /// Ends the span no later than `limit` (an edit list's end): what lies beyond is not presented.

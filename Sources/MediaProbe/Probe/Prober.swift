@@ -365,9 +365,11 @@ public struct Prober: Sendable {
         if packet.isDiscarded {
           results[index]?.scan?.addDiscarded(timestamp: packet.pts ?? packet.dts, skip: skip)
         } else {
+          // Ogg packets end at their granule: their durations are already trimmed, and the
+          // discard padding only tells the decoder what to drop.
           results[index]?.scan?.add(
             timestamp: packet.pts ?? packet.dts, duration: packet.duration, skip: skip,
-            discard: discard)
+            discard: input.formatName == "ogg" ? 0 : discard, decodingTimeOnly: packet.pts == nil)
         }
       }
       if let timestamps = timing[index], !packet.isDiscarded,
@@ -397,6 +399,16 @@ public struct Prober: Sendable {
     for index in Array(results.keys) {
       results[index]?.scan?.finish()
       if let end = results[index]?.editEnd { results[index]?.scan?.clampEnd(to: end) }
+      let stream = input.view(index)
+      if let start = stream.startTime { results[index]?.scan?.clampStart(to: start) }
+      if let scan = results[index]?.scan, scan.presentFrom == nil, let first = scan.start,
+        stream.isAudio, stream.initialPadding > 0, let rate = sampleRates[index], rate > 0
+      {
+        // The codec's own pre-skip (Opus in Matroska), when no packet carried skip samples.
+        let ticks = av_rescale_q(
+          Int64(stream.initialPadding), AVRational(num: 1, den: Int32(rate)), stream.timeBase)
+        results[index]?.scan?.clampStart(to: first + ticks)
+      }
     }
     return results
   }
