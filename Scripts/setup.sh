@@ -13,6 +13,7 @@ packages=(
   jq                # README examples, demo
   time              # /usr/bin/time: peak memory in the benchmark
   bc                # arithmetic in the benchmark
+  strace            # the security tests trace which files the tools open
 )
 
 missing=()
