@@ -3,13 +3,14 @@
 #   make test     install what is missing, build, run every test and drift check
 #   make bench    benchmarks against ffprobe, mediainfo and ffmpeg (release build)
 #   make test-large  a real > 4 GiB WAV (RF64) checked with sox, sndfile-info, ffprobe
-#   make fuzz     mutated fixtures through every tool: no crash, no hang
+#   make fuzz     5,000 mutated inputs through every tool, then libFuzzer for FUZZ_SECONDS
+#   make test-asan   the whole suite under AddressSanitizer (its own build in .build/asan)
 #   make install PREFIX=/usr/local
 PREFIX ?= /usr/local
 TOOLS := mediaprobe media2wav mediacompat
 SAMPLE := Tests/Fixtures/orient_right.mp4
 
-.PHONY: all setup build release demo test test-large fuzz lint check-generated generated fixtures goldens bench install uninstall clean
+.PHONY: all setup build release demo test test-asan test-large fuzz lint check-generated generated fixtures goldens bench install uninstall clean
 
 all: build
 
@@ -44,6 +45,7 @@ demo: build
 test: setup
 	swift build --build-tests
 	swift test
+	./Scripts/fuzz.sh --mutants 500 --seed 1 --bin "$$(swift build --show-bin-path)"
 	./Scripts/update-generated.sh --check
 	swift format lint --strict --recursive Sources Tests Package.swift
 
@@ -51,9 +53,23 @@ test: setup
 test-large: release
 	./Scripts/test-large.sh
 
-# Mutated fixtures through every tool: no crash, no hang (not in `make test`: it takes minutes).
+# The whole suite with every target (and the tools the end-to-end tests run) built with
+# AddressSanitizer, in its own build folder so the ordinary build stays as it is. Leak detection is
+# off: LeakSanitizer cannot run under strace (the security tests) and reports the libraries'
+# process-lifetime allocations.
+ASAN_BUILD := --scratch-path .build/asan --sanitize=address
+test-asan: setup
+	swift build --build-tests $(ASAN_BUILD)
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 swift test --skip-build $(ASAN_BUILD)
+
+# Mutated inputs through every tool (no crash, no hang, nothing left behind), then coverage-guided
+# fuzzing of the probe and the decoder (libFuzzer) for FUZZ_SECONDS; not in `make test` (minutes).
+FUZZ_MUTANTS ?= 5000
+FUZZ_SEED ?= 23
+FUZZ_SECONDS ?= 300
 fuzz: release
-	./Scripts/fuzz.sh
+	./Scripts/fuzz.sh --mutants $(FUZZ_MUTANTS) --seed $(FUZZ_SEED)
+	./Scripts/fuzz-coverage.sh $(FUZZ_SECONDS)
 
 lint:
 	swift format lint --strict --recursive Sources Tests Package.swift
