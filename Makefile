@@ -3,7 +3,7 @@
 #   make test     install what is missing, build, run every test and drift check
 #   make bench    benchmarks against ffprobe, mediainfo and ffmpeg (release build)
 #   make test-large  a real > 4 GiB WAV (RF64) checked with sox, sndfile-info, ffprobe
-#   make fuzz     5,000 mutated inputs through every tool, then libFuzzer for FUZZ_SECONDS
+#   make fuzz     20,000 mutated inputs through every tool, then libFuzzer for FUZZ_SECONDS
 #   make test-asan   the whole suite under AddressSanitizer (its own build in .build/asan)
 #   make install PREFIX=/usr/local
 PREFIX ?= /usr/local
@@ -64,7 +64,7 @@ test-asan: setup
 
 # Mutated inputs through every tool (no crash, no hang, nothing left behind), then coverage-guided
 # fuzzing of the probe and the decoder (libFuzzer) for FUZZ_SECONDS; not in `make test` (minutes).
-FUZZ_MUTANTS ?= 5000
+FUZZ_MUTANTS ?= 20000
 FUZZ_SEED ?= 23
 FUZZ_SECONDS ?= 300
 fuzz: release

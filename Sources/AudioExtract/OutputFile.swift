@@ -86,7 +86,7 @@ final class OutputFile {
     let slash = path.lastIndex(of: "/")
     let directory = slash.map { String(path[...$0]) } ?? ""
     seekable = true
-    if getenv(Self.noUnnamedFilesVariable) == nil {
+    if getenv(Self.noUnnamedFilesVariable) == nil && Self.canNameUnnamedFiles {
       let opened = open(directory.isEmpty ? "." : directory, O_TMPFILE | O_RDWR | O_CLOEXEC, 0o666)
       if opened >= 0 {
         fd = opened
@@ -108,6 +108,11 @@ final class OutputFile {
     TemporaryFiles.register(temporary)
     fchmod(fd, 0o666 & ~processUmask)
   }
+
+  /// An unnamed file can be given a name: with `linkat(AT_EMPTY_PATH)` by root (or anyone since
+  /// Linux 6.10), else through `/proc/self/fd`, which a chroot or container may lack.
+  private static let canNameUnnamedFiles =
+    geteuid() == 0 || access("/proc/self/fd", X_OK) == 0
 
   /// Opens a character device or named pipe for writing, as it is (no truncation, no rename).
   private static func openStream(_ path: String) throws(ExtractError) -> Int32 {
