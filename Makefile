@@ -54,13 +54,18 @@ test-large: release
 	./Scripts/test-large.sh
 
 # The whole suite with every target (and the tools the end-to-end tests run) built with
-# AddressSanitizer, in its own build folder so the ordinary build stays as it is. Leak detection is
-# off: LeakSanitizer cannot run under strace (the security tests) and reports the libraries'
-# process-lifetime allocations.
+# AddressSanitizer, in its own build folder so the ordinary build stays as it is. Every report, from
+# the test runner or any tool it starts, goes to a file in .build/asan/reports, which must stay
+# empty. Leak detection is off: LeakSanitizer cannot run under strace (the security tests).
 ASAN_BUILD := --scratch-path .build/asan --sanitize=address
 test-asan: setup
 	swift build --build-tests $(ASAN_BUILD)
-	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 swift test --skip-build $(ASAN_BUILD)
+	rm -rf .build/asan/reports && mkdir -p .build/asan/reports
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:log_path=$(CURDIR)/.build/asan/reports/asan \
+	  swift test --skip-build $(ASAN_BUILD)
+	@if [ -n "$$(ls .build/asan/reports)" ]; then \
+	  cat .build/asan/reports/* >&2; echo "AddressSanitizer reported errors" >&2; exit 1; fi
+	@echo "AddressSanitizer: no report"
 
 # Mutated inputs through every tool (no crash, no hang, nothing left behind), then coverage-guided
 # fuzzing of the probe and the decoder (libFuzzer) for FUZZ_SECONDS; not in `make test` (minutes).
