@@ -13,20 +13,20 @@ import Testing
   /// O_TMPFILE (as on a file system without it).
   static let namedTemporary = ["MEDIATOOLS_NO_O_TMPFILE": "1"]
 
-  /// A 10-minute AAC file (60 s encoded once, then repeated by stream copy): long enough that a
+  /// A 10-minute AAC file (10 s encoded once, then repeated by stream copy): long enough that a
   /// signal sent after the output is created lands while media2wav decodes.
   static func longSource(in directory: TemporaryDirectory) throws -> String {
-    let minute = directory.path("minute.m4a")
+    let short = directory.path("short.m4a")
     let long = directory.path("long.m4a")
     let encode = try run(
       "ffmpeg",
       [
         "-nostdin", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
-        "-t", "60", "-ac", "2", "-c:a", "aac", "-b:a", "64k", minute,
+        "-t", "10", "-ac", "2", "-c:a", "aac", "-b:a", "64k", short,
       ])
     try #require(encode.status == 0, "\(encode.stderr)")
     let loop = try run(
-      "ffmpeg", ["-nostdin", "-v", "error", "-stream_loop", "9", "-i", minute, "-c", "copy", long])
+      "ffmpeg", ["-nostdin", "-v", "error", "-stream_loop", "59", "-i", short, "-c", "copy", long])
     try #require(loop.status == 0, "\(loop.stderr)")
     return long
   }
