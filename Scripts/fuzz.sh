@@ -7,8 +7,8 @@
 #
 #   Scripts/fuzz.sh [--mutants N] [--seed S] [--timeout SECONDS] [--jobs J] [--bin DIR]
 #
-# Defaults: 5000 mutants, seed 23, 20 s per run, one job per core, the release build
-# (make fuzz). make test runs 500 mutants of its debug build.
+# Defaults: 5000 mutants, seed 23, 20 s per run, one job per core, the release build.
+# make fuzz runs 20,000 (FUZZ_MUTANTS) of the release build; make test 500 of its debug build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mutants=5000
