@@ -37,9 +37,9 @@ public struct AudioExtractor: Sendable {
       throw .input(error)
     }
     let streamIndex = try options.stream.select(in: input)
-    // Every early exit below leaves cleaning up to deinitializers, in this order: the session
-    // (its run() already stopped the writer thread), then the output file (closed, and its
-    // temporary file, if it has a name, removed).
+    // Every early exit below leaves cleaning up to deinitializers: the output file closes its
+    // descriptor (and removes its temporary file, if it has a name). No write can race that:
+    // run() stops the writer thread before it throws, and so does the session's deinit.
     let output = try OutputFile(destination, sync: options.sync)
     let session = try ExtractionSession(
       input: input, streamIndex: streamIndex, options: options, output: output)
