@@ -1,6 +1,10 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 let package = Package(
   name: "MediaTools",
   platforms: [.macOS(.v13)],
@@ -88,3 +92,10 @@ let package = Package(
   ],
   swiftLanguageModes: [.v6]
 )
+
+// The coverage-guided fuzzer (libFuzzer) on the probe and the decoder: declared only when
+// Scripts/fuzz-coverage.sh builds it (MEDIATOOLS_FUZZ set), so ordinary builds never compile it.
+if getenv("MEDIATOOLS_FUZZ") != nil {
+  package.targets.append(
+    .executableTarget(name: "mediatools-fuzz", dependencies: ["AudioExtract", "MediaProbe"]))
+}

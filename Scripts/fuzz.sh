@@ -1,60 +1,202 @@
 #!/usr/bin/env bash
-# Mutates every fixture (bit flips, truncation, overwritten and deleted ranges; seeded, so a run
-# can be repeated) and runs the three tools on each mutant. Any exit by a signal, or a hang past
-# 20 s, is a bug; the mutant is kept in $TMPDIR for a regression fixture.
-#   Scripts/fuzz.sh [SEED] [MUTANTS_PER_FIXTURE]     (make fuzz; uses the release build)
+# Mutates the fixtures and regression inputs (bit flips, cuts, overwritten, deleted, duplicated
+# and inserted ranges, boundary integers; seeded, so a run can be repeated) and runs the three
+# tools on each mutant, in parallel, each run with a time limit. A run that ends by a signal
+# (a crash), one that outlives the limit (a hang), or a media2wav run that leaves any file besides
+# its finished output, is a failure; the mutant is kept for a regression input (Tests/Regressions).
+#
+#   Scripts/fuzz.sh [--mutants N] [--seed S] [--timeout SECONDS] [--jobs J] [--bin DIR]
+#
+# Defaults: 5000 mutants, seed 23, 20 s per run, one job per core, the release build.
+# make fuzz runs 20,000 (FUZZ_MUTANTS) of the release build; make test 500 of its debug build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seed=${1:-23}
-per=${2:-8}
-bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
-work=$(mktemp -d "${TMPDIR:-/tmp}/mediatools-fuzz.XXXXXX")
-python3 - "$seed" "$per" "$work" <<'PY'
-import os, random, sys
-seed, per, work = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-random.seed(seed)
-src = "Tests/Fixtures"
-n = 0
-for name in sorted(os.listdir(src)):
-    data = open(os.path.join(src, name), "rb").read()
-    if not data:
-        continue
-    for k in range(per):
-        d = bytearray(data)
-        mode = k % 4
-        if mode == 0:
-            for _ in range(max(1, len(d) // 200)):
-                d[random.randrange(len(d))] = random.getrandbits(8)
-        elif mode == 1:
-            d = d[:random.randrange(1, len(d))]
-        elif mode == 2:
-            i = random.randrange(len(d))
-            d[i:i + 256] = bytes(random.getrandbits(8) for _ in range(256))
-        else:
-            i, j = random.randrange(len(d)), random.randrange(len(d))
-            d = d[:i] + d[j:]
-        open(os.path.join(work, f"m{n:05d}{os.path.splitext(name)[1]}"), "wb").write(d)
-        n += 1
-PY
-failures=0
-for mutant in "$work"/m*; do
-  for cmd in "mediaprobe --scan" "media2wav -q --force --format s24 --rate 22050 -o $work/out.wav" "mediacompat -q --suggest"; do
-    set +e
-    # shellcheck disable=SC2086
-    timeout 20 "$bin/${cmd%% *}" ${cmd#* } "$mutant" >/dev/null 2>&1
-    rc=$?
-    set -e
-    if [ $rc -ge 124 ]; then
-      echo "FAIL (exit $rc): ${cmd%% *} $mutant" >&2
-      failures=$((failures + 1))
-    fi
-  done
+mutants=5000
+seed=23
+limit=20
+jobs=$(nproc)
+bin=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --mutants) mutants=$2; shift 2 ;;
+    --seed) seed=$2; shift 2 ;;
+    --timeout) limit=$2; shift 2 ;;
+    --jobs) jobs=$2; shift 2 ;;
+    --bin) bin=$2; shift 2 ;;
+    *) echo "fuzz.sh: unknown option $1" >&2; exit 64 ;;
+  esac
 done
-count=$(ls "$work"/m* | wc -l)
-if [ $failures -eq 0 ]; then
-  echo "fuzz: $count mutants x 3 tools, no crash or hang (seed $seed)"
-  rm -rf "$work"
-else
-  echo "fuzz: $failures failures; mutants kept in $work" >&2
-  exit 1
-fi
+[ -n "$bin" ] || bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
+work=$(mktemp -d "${TMPDIR:-/tmp}/mediatools-fuzz.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+keep="${TMPDIR:-/tmp}/mediatools-fuzz-failures-$seed"
+
+python3 - "$seed" "$mutants" "$limit" "$jobs" "$bin" "$work" "$keep" <<'PY'
+import collections, concurrent.futures, json, os, random, shutil, signal, subprocess, sys, time
+
+seed, count, limit, jobs = (int(v) for v in sys.argv[1:5])
+bin_dir, work, keep = sys.argv[5:8]
+random.seed(seed)
+sources = []
+for folder in ("Tests/Fixtures", "Tests/Regressions"):
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        if os.path.isfile(path) and os.path.getsize(path) > 0:
+            sources.append(path)
+
+BOUNDARY = [b"\x00\x00\x00\x00", b"\xff\xff\xff\xff", b"\x7f\xff\xff\xff", b"\x80\x00\x00\x00",
+            b"\x00\x00\x00\x01", b"\xff\xff\xff\xfe"]
+
+
+def mutate(data, kind):
+    d = bytearray(data)
+    n = len(d)
+    if kind == 0:    # scattered bit flips, one byte in 200
+        for _ in range(max(1, n // 200)):
+            d[random.randrange(n)] ^= 1 << random.randrange(8)
+    elif kind == 1:  # cut short
+        d = d[:random.randrange(1, n)]
+    elif kind == 2:  # a range overwritten with random bytes
+        i = random.randrange(n)
+        d[i:i + 256] = bytes(random.getrandbits(8) for _ in range(256))
+    elif kind == 3:  # a range deleted
+        i, j = sorted((random.randrange(n), random.randrange(n)))
+        d = d[:i] + d[j:]
+    elif kind == 4:  # a range duplicated
+        i = random.randrange(n)
+        j = min(n, i + random.randrange(1, 4096))
+        d = d[:j] + d[i:j] + d[j:]
+    elif kind == 5:  # random bytes inserted
+        i = random.randrange(n)
+        d = d[:i] + bytes(random.getrandbits(8) for _ in range(random.randrange(1, 64))) + d[i:]
+    else:            # boundary integers written over sizes and counts
+        for _ in range(random.randrange(1, 8)):
+            i = random.randrange(max(1, n - 4))
+            d[i:i + 4] = random.choice(BOUNDARY)
+    return bytes(d)
+
+
+jobs_list = []
+cache = {}
+for k in range(count):
+    source = sources[k % len(sources)]
+    if source not in cache:
+        cache[source] = open(source, "rb").read()
+    name = f"m{k:05d}{os.path.splitext(source)[1]}"
+    with open(os.path.join(work, name), "wb") as f:
+        f.write(mutate(cache[source], random.randrange(7)))
+    jobs_list.append((name, source))
+
+# A crash is seen by its signal; Swift's backtracer would only make each crash slower.
+ENV = dict(os.environ, SWIFT_BACKTRACE="enable=no")
+# Each tool takes a batch of mutants in one process (as a script would; it also spreads the cost
+# of loading FFmpeg's libraries); a batch that crashes or outlives its limit is run again one
+# mutant at a time to find the culprit. The limit applies to a batch and to each single run.
+BATCH = 25
+COMMANDS = {
+    "mediaprobe": ["--scan", "--ndjson", "--jobs", "1"],
+    "media2wav": ["--json", "--jobs", "1", "--force", "--format", "s24", "--rate", "22050",
+                  "--gain", "-1"],
+    "mediacompat": ["--ndjson", "--suggest", "--jobs", "1"],
+}
+
+
+def execute(tool, paths, timeout):
+    """Runs tool on paths; returns (status or "hang", stdout, leftover files)."""
+    out_dir = os.path.join(work, "out-" + os.path.basename(paths[0]))
+    arguments = [os.path.join(bin_dir, tool)] + COMMANDS[tool]
+    if tool == "media2wav":
+        os.mkdir(out_dir)
+        arguments += ["--output-dir", out_dir]
+    process = subprocess.Popen(arguments + paths, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, start_new_session=True, env=ENV)
+    try:
+        stdout, _ = process.communicate(timeout=timeout)
+        status = process.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        stdout, _ = process.communicate()
+        status = "hang"
+    leftovers = []
+    if tool == "media2wav":
+        written = set()
+        try:
+            reports = json.loads(stdout)
+            for report in reports if isinstance(reports, list) else [reports]:
+                if "output" in report:
+                    written.add(os.path.basename(report["output"]))
+        except ValueError:
+            pass
+        leftovers = sorted(set(os.listdir(out_dir)) - written)
+        shutil.rmtree(out_dir)
+    return status, stdout, leftovers
+
+
+def outcomes(tool, stdout):
+    """The error code (or "ok") of each input, from the JSON output."""
+    text = stdout.decode("utf-8", "replace")
+    if tool == "media2wav":
+        try:
+            reports = json.loads(text)
+        except ValueError:
+            return []
+        reports = reports if isinstance(reports, list) else [reports]
+    else:
+        reports = [json.loads(line) for line in text.splitlines() if line.strip()]
+    return [report["error"]["code"] if "error" in report else "ok" for report in reports]
+
+
+def run_batch(names):
+    paths = [os.path.join(work, name) for name in names]
+    findings, codes = [], collections.Counter()
+    for tool in COMMANDS:
+        status, stdout, leftovers = execute(tool, paths, limit)
+        if status == "hang" or status < 0 or len(paths) > 1 and leftovers:
+            # Again one by one, to find which mutant it was.
+            for path in paths:
+                status, stdout, leftovers = execute(tool, [path], limit)
+                if status == "hang":
+                    findings.append(("hang", tool, path, f"over {limit} s"))
+                elif status < 0:
+                    findings.append(("crash", tool, path, f"signal {-status}"))
+                if leftovers:
+                    findings.append(("leftovers", tool, path, str(leftovers)))
+                codes.update(f"{tool} {code}" for code in outcomes(tool, stdout))
+        else:
+            if leftovers:
+                findings.append(("leftovers", tool, paths[0], str(leftovers)))
+            codes.update(f"{tool} {code}" for code in outcomes(tool, stdout))
+    return names, findings, codes
+
+
+start = time.monotonic()
+batches = [[name for name, _ in jobs_list[i:i + BATCH]] for i in range(0, len(jobs_list), BATCH)]
+origin = dict(jobs_list)
+kinds = collections.Counter()
+codes = collections.Counter()
+failures = []
+with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+    for names, findings, batch_codes in pool.map(run_batch, batches):
+        codes.update(batch_codes)
+        for kind, tool, path, detail in findings:
+            kinds[kind] += 1
+            name = os.path.basename(path)
+            failures.append(f"{kind} ({detail}): {tool} {name} (from {origin[name]})")
+            os.makedirs(keep, exist_ok=True)
+            shutil.copy(path, keep)
+        for name in names:
+            os.remove(os.path.join(work, name))
+elapsed = time.monotonic() - start
+runs = count * len(COMMANDS)
+print(f"fuzz: {count} mutants of {len(sources)} inputs x {len(COMMANDS)} tools = {runs} runs "
+      f"in {elapsed:.0f} s (seed {seed}, {limit} s limit per run, {jobs} jobs): "
+      f"{kinds['crash']} crashes, {kinds['hang']} hangs, {kinds['leftovers']} left files")
+for tool in COMMANDS:
+    counted = sorted((key.split(" ", 1)[1], value) for key, value in codes.items()
+                     if key.startswith(tool + " "))
+    print(f"fuzz: {tool}: " + ", ".join(f"{code} {value}" for code, value in counted))
+if failures:
+    print("\n".join(failures), file=sys.stderr)
+    print(f"fuzz: failing mutants kept in {keep}", file=sys.stderr)
+    sys.exit(1)
+PY

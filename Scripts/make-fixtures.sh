@@ -247,3 +247,71 @@ printf "ffconcat version 1.0\nfile '/etc/passwd'\nfile 'h264_25fps.mp4'\n" > "$o
 
 compat_audio
 du -sh "$out"
+
+# --- Regression inputs (Tests/Regressions: not media fixtures, so no probe goldens) -----------
+# Each made from a committed fixture or by construction; Tests/EndToEndTests/RegressionTests.swift
+# runs every file here through all three tools. Crashing inputs found by Scripts/fuzz.sh and the
+# coverage-guided fuzzer are added here as they are, named after what they found.
+regressions=Tests/Regressions
+mkdir -p "$regressions"
+# A mid-stream channel-count jump libswresample cannot follow: two bytes of one ADTS header and
+# payload in h264_60fps.ts changed (found by fuzzing), so one AAC frame decodes as 42 channels
+# with no layout, which cannot be mixed to the first frame's mono (ffmpeg fails too). media2wav
+# died with SIGILL: the writer thread's semaphore was disposed with a buffer still taken.
+python3 - "$out/h264_60fps.ts" "$regressions/channel_jump_42.ts" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read()[:26320])
+data[25700] = 0xF1  # ADTS byte 3: channel configuration 3, frame length + 2048
+data[25839] = 0x38  # in the next TS packet of the same frame: the element that becomes a PCE
+open(sys.argv[2], "wb").write(data)
+PY
+# 32-bit FLAC in Matroska, by construction: STREAMINFO says 32 bits, each frame is mid/side stereo
+# of silence (CONSTANT subframes), so the side channel needs 33 bits, which FFmpeg 5.1's decoder
+# does not implement: 12 packets, no decodable sample (ffmpeg exits non-zero).
+python3 - > /tmp/mediatools-flac32.flac <<'PY'
+import struct, sys
+def crc8(data):
+    c = 0
+    for b in data:
+        c ^= b
+        for _ in range(8):
+            c = ((c << 1) ^ 0x07) & 0xFF if c & 0x80 else (c << 1) & 0xFF
+    return c
+def crc16(data):
+    c = 0
+    for b in data:
+        c ^= b << 8
+        for _ in range(8):
+            c = ((c << 1) ^ 0x8005) & 0xFFFF if c & 0x8000 else (c << 1) & 0xFFFF
+    return c
+class Bits:
+    def __init__(self): self.value, self.count = 0, 0
+    def put(self, value, width):
+        self.value = (self.value << width) | (value & ((1 << width) - 1))
+        self.count += width
+    def bytes(self):
+        pad = -self.count % 8
+        return (self.value << pad).to_bytes((self.count + pad) // 8, "big")
+rate, block, frames = 48000, 4096, 12
+info = Bits()
+for value, width in ((block, 16), (block, 16), (0, 24), (0, 24), (rate, 20), (1, 3), (31, 5),
+                     (block * frames, 36)):
+    info.put(value, width)
+out = b"fLaC" + bytes([0x80, 0, 0, 34]) + info.bytes() + bytes(16)
+for n in range(frames):
+    header = Bits()
+    # sync, reserved, fixed blocks; 4096 samples, 48 kHz, mid/side, bits from STREAMINFO; frame n
+    for value, width in ((0x3FFE, 14), (0, 2), (12, 4), (10, 4), (10, 4), (0, 3), (0, 1), (n, 8)):
+        header.put(value, width)
+    head = header.bytes()
+    head += bytes([crc8(head)])
+    body = Bits()
+    for bits in (32, 33):  # mid, side: CONSTANT subframes of zero
+        for value, width in ((0, 1), (0, 6), (0, 1), (0, bits)):
+            body.put(value, width)
+    frame = head + body.bytes()
+    out += frame + struct.pack(">H", crc16(frame))
+sys.stdout.buffer.write(out)
+PY
+ff -i /tmp/mediatools-flac32.flac -c copy "${bitexact[@]}" "$regressions/flac32_mid_side.mkv"
+rm -f /tmp/mediatools-flac32.flac

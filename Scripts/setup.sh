@@ -16,6 +16,7 @@ packages=(
   bc                # arithmetic in the benchmark
   chromium          # the real-player oracle (make test-browsers): headless, no webdriver
   firefox-esr       # the same oracle's second browser
+  strace            # the security tests trace which files the tools open
 )
 
 missing=()

@@ -163,7 +163,7 @@ _media2wav() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(--force --json -q --quiet -v --verbose -0 --null --allow-references --allow-network --version -h --help)
+    local -a non_repeating_flags=(--force --no-sync --json -q --quiet -v --verbose -0 --null --allow-references --allow-network --version -h --help)
     local -a repeating_options=()
     local -a non_repeating_options=(-o --output --output-dir --stream --language --format --rate --channels --start --end --duration --fade-in --fade-out --gain -j --jobs --files-from --max-bytes)
     __media2wav_offer_flags_options -1

@@ -20,7 +20,7 @@ function __media2wav_parse_tokens -S
     set -l unparsed_tokens (__media2wav_tokens -pc)
     switch $unparsed_tokens[1]
     case 'media2wav'
-        __media2wav_parse_subcommand -r 1 'o/output=' 'output-dir=' 'force' 'stream=' 'language=' 'format=' 'rate=' 'channels=' 'start=' 'end=' 'duration=' 'fade-in=' 'fade-out=' 'gain=' 'j/jobs=' 'json' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'allow-network' 'max-bytes=' 'version' 'h/help'
+        __media2wav_parse_subcommand -r 1 'o/output=' 'output-dir=' 'force' 'no-sync' 'stream=' 'language=' 'format=' 'rate=' 'channels=' 'start=' 'end=' 'duration=' 'fade-in=' 'fade-out=' 'gain=' 'j/jobs=' 'json' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'allow-network' 'max-bytes=' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __media2wav_parse_subcommand -r 1 'version'
@@ -79,7 +79,8 @@ end
 complete -c 'media2wav' -f
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" o output' -s 'o' -l 'output' -d 'The output file (\'-\' for standard output); one input only.' -rfka ''
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" output-dir' -l 'output-dir' -d 'Write the outputs in this directory.' -rfka ''
-complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" force' -l 'force' -d 'Replace existing output files.'
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" force' -l 'force' -d 'Replace existing output files (regular files only).'
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" no-sync' -l 'no-sync' -d 'Do not fsync each finished file and its directory (faster; a crash or power cut soon after may then lose a file that was reported as written).'
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" stream' -l 'stream' -d 'Decode the N-th audio stream, counting from 0 (as -map 0:a:N).' -rfka ''
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" language' -l 'language' -d 'Decode the first audio stream in this language (e.g. eng).' -rfka ''
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" format' -l 'format' -d 'Sample encoding: u8, s16, s24, s32, f32, f64, or auto (keep the source\'s depth).' -rfka 'u8 s16 s24 s32 f32 f64 auto'

@@ -38,7 +38,10 @@ public struct AudioExtractor: Sendable {
       throw .input(error)
     }
     let streamIndex = try options.stream.select(in: input)
-    let output = try OutputFile(destination)
+    // Every early exit below leaves cleaning up to deinitializers: the output file closes its
+    // descriptor (and removes its temporary file, if it has a name). No write can race that:
+    // run() stops the writer thread before it throws, and so does the session's deinit.
+    let output = try OutputFile(destination, sync: options.sync)
     let session = try ExtractionSession(
       input: input, streamIndex: streamIndex, options: options, output: output)
     let result = try session.run(progress: progress)
@@ -88,6 +91,12 @@ final class ExtractionSession {
   private let packed = ByteBuffer()
   private var samplesWritten: Int64 = 0
   private static let chunkBytes = 128 << 10
+
+  // What the decoder delivered, to tell an empty stream from one that does not decode.
+  private var packetsSent = 0
+  private var framesDecoded = 0
+  /// The first decoded frame's format (kept even when trimming drops the frame).
+  private var firstFrameFormat: FrameFormat?
 
   init(input: InputFile, streamIndex: Int, options: ExtractOptions, output: OutputFile)
     throws(ExtractError)
@@ -144,7 +153,20 @@ final class ExtractionSession {
 
   // MARK: - The loop
 
+  /// Decodes, converts and writes everything; on any error stops the writer thread before
+  /// returning, so no write can reach the output's file descriptor once it is closed.
   func run(progress: ((ExtractionProgress) -> Void)?) throws(ExtractError)
+    -> (format: PCMFormat, samples: Int64, rf64: Bool)
+  {
+    do {
+      return try decodeAll(progress: progress)
+    } catch {
+      abandonWriter()
+      throw error
+    }
+  }
+
+  private func decodeAll(progress: ((ExtractionProgress) -> Void)?) throws(ExtractError)
     -> (format: PCMFormat, samples: Int64, rf64: Bool)
   {
     let packet = Packet()
@@ -166,6 +188,7 @@ final class ExtractionSession {
       guard packet.streamIndex == streamIndex else { continue }
       if packet.isCorrupt { warn("corrupt packet at \(seconds(packet.pts)) s") }
       shiftTimestamps(packet)
+      packetsSent += 1
       try decode(packet, into: frame)
       frames += 1
       if let progress, frames % 64 == 0, let pts = packet.pts {
@@ -173,9 +196,23 @@ final class ExtractionSession {
           ExtractionProgress(seconds: Double(pts) * av_q2d(timeBase), total: total))
       }
     }
+    if Interruption.isRequested { throw .interrupted }
     if !trimmedToEnd { try decode(nil, into: frame) }
     return try finish()
   }
+
+  /// Hands back the buffer being filled and waits until the writer thread is idle.
+  private func abandonWriter() {
+    guard let writer else { return }
+    if let pending {
+      self.pending = nil
+      writer.recycle(pending)
+    }
+    writer.abandon()
+    self.writer = nil
+  }
+
+  deinit { abandonWriter() }
 
   /// A timestamp of the input as seconds with milliseconds ("12.005").
   private func seconds(_ pts: Int64?) -> String {
@@ -219,7 +256,12 @@ final class ExtractionSession {
   {
     let count = Int64(frame.pointee.nb_samples)
     guard count > 0 else { return }
+    framesDecoded += 1
+    if firstFrameFormat == nil { firstFrameFormat = FrameFormat(frame) }
     let rate = frame.pointee.sample_rate
+    guard rate > 0 else {
+      throw .noDecodableAudio("the decoder delivered a frame without a sample rate")
+    }
     let sampleTimeBase = AVRational(num: 1, den: rate)
 
     // ffmpeg.c decode_audio: frame pts (else the packet's) rescaled to 1/sample_rate, keeping
@@ -267,20 +309,23 @@ final class ExtractionSession {
   {
     let incoming = FrameFormat(frame)
     let target = try prepare(for: incoming)
-    do {
-      if let converter, converter.input != incoming {
-        warn("the audio format changed mid-stream; converting to the first frame's format")
-        try flushConverter()
+    if let converter, converter.input != incoming {
+      warn("the audio format changed mid-stream; converting to the first frame's format")
+      try flushConverter()
+    }
+    if converter == nil {
+      do {
+        converter = try Resampler(from: incoming, to: target)
+      } catch {
+        let what = framesDecoded > 1 ? "the audio format changed mid-stream to " : ""
+        throw .conversion(
+          "\(what)\(incoming.description), which cannot be converted to \(target.description)",
+          error)
       }
-      if converter == nil { converter = try Resampler(from: incoming, to: target) }
-      let converter = self.converter!
-      try stage { try converter.convert(frame, offset: offset, count: count, into: $0) }
-    } catch let error as FFmpegError {
-      throw .decoder("converting the samples: \(error.message)")
-    } catch let error as ExtractError {
-      throw error
-    } catch {
-      throw .decoder("\(error)")
+    }
+    let converter = self.converter!
+    try stage { (buffer) throws(FFmpegError) in
+      try converter.convert(frame, offset: offset, count: count, into: buffer)
     }
   }
 
@@ -289,17 +334,20 @@ final class ExtractionSession {
   /// format, or float when effects apply.
   private func prepare(for incoming: FrameFormat) throws(ExtractError) -> FrameFormat {
     if format == nil {
-      let parameters = input.stream(streamIndex).pointee.codecpar.pointee
+      // The depth to keep for --format auto: what the decoder says (it read the stream's own
+      // header, e.g. FLAC's STREAMINFO), else what the container said.
+      let decoderBits = decoder.pointer.pointee.bits_per_raw_sample
+      let bits =
+        decoderBits > 0
+        ? decoderBits : input.stream(streamIndex).pointee.codecpar.pointee.bits_per_raw_sample
       let encoding =
-        options.encoding
-        ?? PCMEncoding.keeping(
-          incoming.sampleFormat, bitsPerRawSample: parameters.bits_per_raw_sample)
+        options.encoding ?? PCMEncoding.keeping(incoming.sampleFormat, bitsPerRawSample: bits)
       let layout = options.channels.map { ChannelLayout(defaultFor: Int32($0)) } ?? incoming.layout
       let chosen = PCMFormat(
         encoding: encoding, channels: Int(layout.channels),
         sampleRate: options.sampleRate ?? Int(incoming.sampleRate), channelMask: layout.mask)
       guard chosen.channels > 0, chosen.sampleRate > 0 else {
-        throw .decoder("the audio stream has no decodable samples (no channels or sample rate)")
+        throw .noDecodableAudio("the decoder announced no channels or no sample rate")
       }
       format = chosen
       effects = Effects(
@@ -347,12 +395,19 @@ final class ExtractionSession {
     return max(0, seconds)
   }
 
+  /// A libswresample call that appends converted samples to a buffer.
+  private typealias Conversion = (ByteBuffer) throws(FFmpegError) -> Void
+
   /// Runs a conversion into the buffer its output belongs in, then moves it on: through the
   /// effects (as float) when there are any, else straight to the output.
-  private func stage(_ convert: (ByteBuffer) throws -> Void) throws {
+  private func stage(_ convert: Conversion) throws(ExtractError) {
     guard var effects else { return try output(convert) }
     scratch.removeAll()
-    try convert(scratch)
+    do {
+      try convert(scratch)
+    } catch {
+      throw .conversion("converting the samples to float for the effects", error)
+    }
     var samples = [Float](repeating: 0, count: scratch.count / MemoryLayout<Float>.size)
     samples.withUnsafeMutableBytes { $0.copyMemory(from: scratch.contents) }
     let processed = effects.process(samples)
@@ -361,97 +416,130 @@ final class ExtractionSession {
   }
 
   /// Converts float samples that went through the effects to the output encoding.
-  private func emitFloat(_ samples: [Float]) throws {
+  private func emitFloat(_ samples: [Float]) throws(ExtractError) {
     guard !samples.isEmpty, let format else { return }
     if effectsConverter == nil {
       let layout = ChannelLayout(channels: Int32(format.channels), mask: format.channelMask)
       let rate = Int32(format.sampleRate)
-      effectsConverter = try Resampler(
-        from: FrameFormat(sampleFormat: AV_SAMPLE_FMT_FLT, sampleRate: rate, layout: layout),
-        to: FrameFormat(
-          sampleFormat: format.encoding.converterFormat, sampleRate: rate, layout: layout))
-    }
-    let second = effectsConverter!
-    try samples.withUnsafeBytes { raw in
-      try output {
-        try second.convert(
-          interleaved: raw.baseAddress!, count: samples.count / format.channels, into: $0)
+      let from = FrameFormat(sampleFormat: AV_SAMPLE_FMT_FLT, sampleRate: rate, layout: layout)
+      let to = FrameFormat(
+        sampleFormat: format.encoding.converterFormat, sampleRate: rate, layout: layout)
+      do {
+        effectsConverter = try Resampler(from: from, to: to)
+      } catch {
+        throw .conversion("\(from.description) to \(to.description) after the effects", error)
       }
     }
+    let second = effectsConverter!
+    let count = samples.count / format.channels
+    var failure: ExtractError?
+    samples.withUnsafeBytes { raw in
+      do throws(ExtractError) {
+        try output { (buffer) throws(FFmpegError) in
+          try second.convert(interleaved: raw.baseAddress!, count: count, into: buffer)
+        }
+      } catch {
+        failure = error
+      }
+    }
+    if let failure { throw failure }
   }
 
   /// Runs a conversion to the output encoding into the pending output (through `packed` for
   /// s24), and hands full chunks to the writer.
-  private func output(_ convert: (ByteBuffer) throws -> Void) throws {
+  private func output(_ convert: Conversion) throws(ExtractError) {
     guard let writer else { return }
     let pending = self.pending ?? writer.takeBuffer()
     self.pending = pending
-    if format?.encoding == .s24 {
-      packed.removeAll()
-      try convert(packed)
-      // s32 → packed s24: the top three bytes of each little-endian int32 (pcm_s24le's >> 8).
-      let samples = packed.count / 4
-      let source = packed.base.assumingMemoryBound(to: UInt8.self)
-      let target = pending.reserve(samples * 3).assumingMemoryBound(to: UInt8.self)
-      for index in 0..<samples {
-        target[3 * index] = source[4 * index + 1]
-        target[3 * index + 1] = source[4 * index + 2]
-        target[3 * index + 2] = source[4 * index + 3]
+    do {
+      if format?.encoding == .s24 {
+        packed.removeAll()
+        try convert(packed)
+        // s32 → packed s24: the top three bytes of each little-endian int32 (pcm_s24le's >> 8).
+        let samples = packed.count / 4
+        let source = packed.base.assumingMemoryBound(to: UInt8.self)
+        let target = pending.reserve(samples * 3).assumingMemoryBound(to: UInt8.self)
+        for index in 0..<samples {
+          target[3 * index] = source[4 * index + 1]
+          target[3 * index + 1] = source[4 * index + 2]
+          target[3 * index + 2] = source[4 * index + 3]
+        }
+        pending.commit(samples * 3)
+      } else {
+        try convert(pending)
       }
-      pending.commit(samples * 3)
-    } else {
-      try convert(pending)
+    } catch {
+      throw .conversion("converting the samples", error)
     }
     if pending.count >= Self.chunkBytes { try flushPending() }
   }
 
-  private func flushPending() throws {
+  private func flushPending() throws(ExtractError) {
     guard let pending, let writer, let format else { return }
     self.pending = nil
     guard pending.count > 0 else { return writer.recycle(pending) }
     samplesWritten += Int64(pending.count / format.blockAlign)
-    try writer.submit(pending)
+    do {
+      try writer.submit(pending)
+    } catch {
+      throw .output(error)
+    }
   }
 
-  private func flushConverter() throws {
+  private func flushConverter() throws(ExtractError) {
     guard let converter else { return }
-    try stage { try converter.flush(into: $0) }
+    try stage { (buffer) throws(FFmpegError) in try converter.flush(into: buffer) }
     self.converter = nil
   }
 
   // MARK: - The end
 
-  private func finish() throws(ExtractError) -> (format: PCMFormat, samples: Int64, rf64: Bool) {
-    do {
-      if format == nil {
-        // No samples at all: still a valid (empty) WAV, in the format the decoder announced.
-        let context = decoder.pointer.pointee
-        _ = try prepare(
-          for: FrameFormat(
-            sampleFormat: context.sample_fmt, sampleRate: context.sample_rate,
-            layout: ChannelLayout(context.ch_layout)))
-      }
-      try flushConverter()
-      if var effects {
-        let tail = effects.finish()
-        self.effects = effects
-        try emitFloat(tail)
-      }
-      if let effectsConverter {
-        try output { try effectsConverter.flush(into: $0) }
-      }
-      try flushPending()
-      let (_, rf64) = try writer!.finish(rf64Limit: options.rf64Limit)
-      if warningCount > 20 { warnings[20] = "\(warningCount - 20) more warnings were left out" }
-      return (format!, samplesWritten, rf64)
-    } catch let error as ExtractError {
-      throw error
-    } catch let error as OutputError {
-      throw .output(error)
-    } catch let error as FFmpegError {
-      throw .decoder("converting the samples: \(error.message)")
-    } catch {
-      throw .decoder("\(error)")
+  /// The format of an output that no frame reached: the first decoded frame's (every frame was
+  /// trimmed away), or for a stream without packets what the decoder was opened with (the
+  /// stream's parameters as libavformat found them, which the ffmpeg CLI uses too). A stream
+  /// whose packets all failed to decode is an error, as it is for the ffmpeg CLI.
+  private func formatOfEmptyOutput() throws(ExtractError) -> FrameFormat {
+    if let firstFrameFormat { return firstFrameFormat }
+    if packetsSent > 0 {
+      throw .noDecodableAudio(
+        "none of the audio stream's \(packetsSent) packet\(packetsSent == 1 ? "" : "s") decoded")
     }
+    let context = decoder.pointer.pointee
+    let announced = FrameFormat(
+      sampleFormat: context.sample_fmt, sampleRate: context.sample_rate,
+      layout: ChannelLayout(context.ch_layout))
+    guard announced.sampleFormat != AV_SAMPLE_FMT_NONE, announced.sampleRate > 0,
+      announced.layout.channels > 0
+    else {
+      throw .noDecodableAudio("the audio stream has no packets and no known format")
+    }
+    return announced
+  }
+
+  private func finish() throws(ExtractError) -> (format: PCMFormat, samples: Int64, rf64: Bool) {
+    if format == nil {
+      // No samples at all: still a valid (empty) WAV, in the format the decoder gave.
+      _ = try prepare(for: try formatOfEmptyOutput())
+    }
+    try flushConverter()
+    if var effects {
+      let tail = effects.finish()
+      self.effects = effects
+      try emitFloat(tail)
+    }
+    if let effectsConverter {
+      try output { (buffer) throws(FFmpegError) in try effectsConverter.flush(into: buffer) }
+    }
+    try flushPending()
+    guard let writer, let format else { preconditionFailure("prepare() starts the writer") }
+    let rf64: Bool
+    do {
+      (_, rf64) = try writer.finish(rf64Limit: options.rf64Limit)
+    } catch {
+      throw .output(error)
+    }
+    self.writer = nil
+    if warningCount > 20 { warnings[20] = "\(warningCount - 20) more warnings were left out" }
+    return (format, samplesWritten, rf64)
   }
 }

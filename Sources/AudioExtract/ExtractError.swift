@@ -10,8 +10,18 @@ public enum ExtractError: Error, Sendable, Equatable {
   case streamNotFound(String)
   /// The audio stream's codec has no decoder, or the decoder failed to open.
   case decoder(String)
+  /// libswresample could not convert the decoded samples (for example, a frame changed
+  /// mid-stream to a channel count with no layout, which cannot be mixed to the output's).
+  /// Reported as `decoder_error`; the FFmpeg error is kept.
+  case conversion(String, FFmpegError)
+  /// The audio stream has packets but none of them decoded to a sample (the ffmpeg CLI fails
+  /// too), or it has no packets and its format is unknown.
+  case noDecodableAudio(String)
   /// The output exists and `--force` was not given.
   case outputExists(String)
+  /// The output exists and is not a regular file (a block device, a socket, a symbolic link):
+  /// `--force` replaces regular files only. Reported as `output_exists`.
+  case outputNotReplaceable(path: String, kind: String)
   /// The output path is a directory.
   case outputIsDirectory(String)
   /// Writing the output failed (a full disk, an unwritable directory, a closed pipe).
@@ -27,8 +37,9 @@ public enum ExtractError: Error, Sendable, Equatable {
     case .input(let error): error.code
     case .noAudioStream: "no_audio_stream"
     case .streamNotFound: "stream_not_found"
-    case .decoder: "decoder_error"
-    case .outputExists: "output_exists"
+    case .decoder, .conversion: "decoder_error"
+    case .noDecodableAudio: "no_decodable_audio"
+    case .outputExists, .outputNotReplaceable: "output_exists"
     case .outputIsDirectory: "output_is_directory"
     case .output: "write_error"
     case .invalidOption: "invalid_option"
@@ -43,11 +54,23 @@ public enum ExtractError: Error, Sendable, Equatable {
     case .noAudioStream: "the input has no audio stream"
     case .streamNotFound(let what): "no audio stream \(what)"
     case .decoder(let detail): "cannot decode the audio: \(detail)"
+    case .conversion(let detail, let error):
+      "cannot convert the audio: \(detail) (\(error.message))"
+    case .noDecodableAudio(let detail): "no decodable audio: \(detail)"
     case .outputExists(let path): "\(path) exists (use --force to replace it)"
+    case .outputNotReplaceable(let path, let kind):
+      "\(path) is a \(kind), not a regular file; --force replaces regular files only"
     case .outputIsDirectory(let path): "\(path) is a directory"
     case .output(let error): error.description
     case .invalidOption(let detail): detail
     case .interrupted: "interrupted; the partial output was removed"
     }
+  }
+
+  /// The reader of standard output went away (EPIPE): not a failure of the extraction, the
+  /// end of the consumer's interest, as for `yes | head`.
+  public var isBrokenPipe: Bool {
+    if case .output(let error) = self { return error.isBrokenPipe }
+    return false
   }
 }

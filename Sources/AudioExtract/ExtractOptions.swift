@@ -30,6 +30,9 @@ public struct ExtractOptions: Sendable {
   public var gainDB: Double?
   /// Let playlist-like inputs open the local files they name.
   public var allowReferences = false
+  /// `fsync` the finished file before it gets its name, and its directory after, so a completed
+  /// WAV survives a crash or a power cut (`--no-sync` turns it off).
+  public var sync = true
   /// The RIFF size above which the header becomes RF64 (tests lower it).
   public var rf64Limit = UInt64(UInt32.max)
 

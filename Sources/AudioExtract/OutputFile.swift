@@ -8,8 +8,9 @@ import Synchronization
 
 /// Where a WAV goes.
 public enum OutputDestination: Sendable, Equatable {
-  /// A file, written atomically: to a temporary file in the same directory, renamed into place
-  /// when complete. An existing file is replaced only with `overwrite`.
+  /// A file, written atomically: as an unnamed file in the same directory (`O_TMPFILE`) that is
+  /// given its name when complete. An existing regular file is replaced only with `overwrite`;
+  /// a character device or a named pipe (`/dev/null`) is written in place, as a stream.
   case file(path: String, overwrite: Bool)
   /// Standard output (a pipe, or whatever it is): never seeked, sizes left as "unknown".
   case standardOutput
@@ -23,73 +24,263 @@ public enum OutputDestination: Sendable, Equatable {
   }
 }
 
-/// The output file descriptor and, for a file, its temporary file: removed unless `commit()` ran.
+/// The output file descriptor and what becomes of it: a file appears under its name only in
+/// `commit()`; without it, nothing is left behind.
+///
+/// On Linux the data goes to an unnamed file (`O_TMPFILE`) in the target directory, linked into
+/// place when complete (`linkat`), so not even SIGKILL or a power cut leaves a partial file. Where
+/// the file system has no `O_TMPFILE`, a hidden named temporary file (`.NAME.XXXXXX.part`) is
+/// used instead and renamed; it is removed on errors, SIGINT and SIGTERM, but SIGKILL leaves it.
 final class OutputFile {
   let fd: Int32
   let seekable: Bool
-  private let destination: OutputDestination
-  private var temporaryPath: String?
+  private let kind: Kind
+  private let sync: Bool
+  private var finished = false
 
-  /// Opens the destination: checks that an existing file may be replaced and creates the
-  /// temporary file next to it (so the final rename stays on one file system).
+  private enum Kind {
+    /// Written in place, never renamed: standard output (not ours to close), or a character
+    /// device or named pipe opened by path.
+    case stream(closes: Bool)
+    /// An `O_TMPFILE` file in `directory`, to be linked as `path`.
+    case unnamed(path: String, directory: String, overwrite: Bool)
+    /// A named temporary file, to be renamed (or linked) to `path`.
+    case named(temporary: String, path: String, directory: String, overwrite: Bool)
+  }
+
+  /// Set in the environment to skip `O_TMPFILE` and use a named temporary file, as on a file
+  /// system without it (the tests force the fallback this way).
+  static let noUnnamedFilesVariable = "MEDIATOOLS_NO_O_TMPFILE"
+
+  /// Opens the destination: checks what exists at the path and creates the unnamed (or
+  /// temporary) file next to it, so that naming it stays on one file system.
   ///
-  /// - Throws: `ExtractError.outputExists` or `.output`.
-  init(_ destination: OutputDestination) throws(ExtractError) {
-    self.destination = destination
-    switch destination {
-    case .standardOutput:
+  /// - Parameter sync: `fsync` the file before it gets its name, and the directory after.
+  /// - Throws: `ExtractError.outputExists`, `.outputNotReplaceable`, `.outputIsDirectory` or
+  ///   `.output`.
+  init(_ destination: OutputDestination, sync: Bool = true) throws(ExtractError) {
+    self.sync = sync
+    guard case .file(let path, let overwrite) = destination else {
       fd = STDOUT_FILENO
       seekable = false
-    case .file(let path, let overwrite):
-      var info = stat()
-      if stat(path, &info) == 0 {
-        if info.st_mode & S_IFMT == S_IFDIR { throw .outputIsDirectory(path) }
-        if !overwrite { throw .outputExists(path) }
+      kind = .stream(closes: false)
+      return
+    }
+    var info = stat()
+    if lstat(path, &info) == 0 {
+      let type = info.st_mode & S_IFMT
+      var target = info
+      if type == S_IFLNK && stat(path, &target) != 0 { target = info }
+      switch target.st_mode & S_IFMT {
+      case S_IFDIR: throw .outputIsDirectory(path)
+      case S_IFCHR, S_IFIFO:
+        fd = try Self.openStream(path)
+        seekable = false
+        kind = .stream(closes: true)
+        return
+      default: break
       }
-      let slash = path.lastIndex(of: "/")
-      let directory = slash.map { String(path[...$0]) } ?? ""
-      let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-      var template = Array((directory + "." + name + ".XXXXXX.part").utf8CString)
-      let opened = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 5) }
-      guard opened >= 0 else { throw .output(OutputError(code: errno, action: "creating \(path)")) }
-      fd = opened
-      seekable = true
-      temporaryPath = String(cString: template)
-      TemporaryFiles.register(temporaryPath!)
-      fchmod(fd, 0o666 & ~processUmask)
+      if type != S_IFREG { throw .outputNotReplaceable(path: path, kind: Self.kindName(type)) }
+      if !overwrite { throw .outputExists(path) }
+    }
+    let slash = path.lastIndex(of: "/")
+    let directory = slash.map { String(path[...$0]) } ?? ""
+    seekable = true
+    if getenv(Self.noUnnamedFilesVariable) == nil && Self.canNameUnnamedFiles {
+      let opened = open(directory.isEmpty ? "." : directory, O_TMPFILE | O_RDWR | O_CLOEXEC, 0o666)
+      if opened >= 0 {
+        fd = opened
+        kind = .unnamed(path: path, directory: directory, overwrite: overwrite)
+        return
+      }
+      // EOPNOTSUPP (no O_TMPFILE on this file system), EISDIR (an old kernel), or a real error,
+      // which creating the named file reports in the usual words.
+    }
+    let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+    var template = Array((directory + "." + name + ".XXXXXX.part").utf8CString)
+    let opened = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 5) }
+    guard opened >= 0 else { throw .output(OutputError(code: errno, action: "creating \(path)")) }
+    fd = opened
+    _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+    let temporary = String(
+      decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    kind = .named(temporary: temporary, path: path, directory: directory, overwrite: overwrite)
+    TemporaryFiles.register(temporary)
+    fchmod(fd, 0o666 & ~processUmask)
+  }
+
+  /// An unnamed file can be given a name: with `linkat(AT_EMPTY_PATH)` by root (or anyone since
+  /// Linux 6.10), else through `/proc/self/fd`, which a chroot or container may lack.
+  private static let canNameUnnamedFiles =
+    geteuid() == 0 || access("/proc/self/fd", X_OK) == 0
+
+  /// Opens a character device or named pipe for writing, as it is (no truncation, no rename).
+  private static func openStream(_ path: String) throws(ExtractError) -> Int32 {
+    let fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+    guard fd >= 0 else { throw .output(OutputError(code: errno, action: "opening \(path)")) }
+    var info = stat()
+    let type = fstat(fd, &info) == 0 ? info.st_mode & S_IFMT : 0
+    if type != S_IFCHR && type != S_IFIFO {
+      // Replaced by something else since we looked: never write into a file in place.
+      close(fd)
+      throw .outputExists(path)
+    }
+    if isatty(fd) == 1 {
+      close(fd)
+      throw .output(
+        OutputError(code: EINVAL, action: "refusing to write WAV data to the terminal \(path)"))
+    }
+    return fd
+  }
+
+  private static func kindName(_ type: mode_t) -> String {
+    switch type {
+    case S_IFLNK: "symbolic link"
+    case S_IFBLK: "block device"
+    case S_IFSOCK: "socket"
+    default: "special file"
     }
   }
 
-  /// Moves the finished file into place.
+  /// Gives the finished file its name (syncing it first unless told not to).
   ///
   /// - Throws: `ExtractError.outputExists` when a file appeared meanwhile (without overwrite),
-  ///   `.output` for other failures.
+  ///   `.outputNotReplaceable` when something other than a regular file did, `.output` for other
+  ///   failures.
   func commit() throws(ExtractError) {
-    guard case .file(let path, let overwrite) = destination, let temporary = temporaryPath else {
-      return
+    guard !finished else { return }
+    switch kind {
+    case .stream(let closes):
+      finished = true
+      if closes, close(fd) != 0 {
+        throw .output(OutputError(code: errno, action: "closing the output"))
+      }
+    case .unnamed(let path, let directory, let overwrite):
+      try syncFile(path)
+      if overwrite {
+        // linkat() cannot replace a file: link under a temporary name, then rename over it.
+        let temporary = try linkUnderTemporaryName(path: path, directory: directory)
+        try replace(path, with: temporary)
+      } else {
+        // linkat() refuses to replace an existing file: no window in which one is overwritten.
+        if let error = link(fd, to: path) {
+          throw error == EEXIST
+            ? .outputExists(path) : .output(OutputError(code: error, action: "creating \(path)"))
+        }
+      }
+      finished = true
+      if close(fd) != 0 {
+        let error = errno
+        unlink(path)
+        throw .output(OutputError(code: error, action: "closing \(path)"))
+      }
+      try syncDirectory(directory, of: path)
+    case .named(let temporary, let path, let directory, let overwrite):
+      try syncFile(path)
+      finished = true
+      guard close(fd) == 0 else {
+        let error = errno
+        removeTemporary(temporary)
+        throw .output(OutputError(code: error, action: "closing \(path)"))
+      }
+      if overwrite {
+        try replace(path, with: temporary)
+      } else {
+        guard Glibc.link(temporary, path) == 0 else {
+          let error = errno
+          removeTemporary(temporary)
+          throw error == EEXIST
+            ? .outputExists(path) : .output(OutputError(code: error, action: "creating \(path)"))
+        }
+        removeTemporary(temporary)
+      }
+      try syncDirectory(directory, of: path)
     }
-    guard close(fd) == 0 else { throw .output(OutputError(code: errno, action: "closing \(path)")) }
-    if overwrite {
-      guard rename(temporary, path) == 0 else {
-        throw .output(OutputError(code: errno, action: "renaming to \(path)"))
-      }
-    } else {
-      // link() refuses to replace an existing file: no window in which one could be overwritten.
-      guard link(temporary, path) == 0 else {
-        throw errno == EEXIST
-          ? .outputExists(path) : .output(OutputError(code: errno, action: "creating \(path)"))
-      }
-      unlink(temporary)
+  }
+
+  private func syncFile(_ path: String) throws(ExtractError) {
+    guard sync else { return }
+    if fsync(fd) != 0 { throw .output(OutputError(code: errno, action: "syncing \(path)")) }
+  }
+
+  /// Makes the new name durable: `fsync` on the directory that holds it.
+  private func syncDirectory(_ directory: String, of path: String) throws(ExtractError) {
+    guard sync else { return }
+    let descriptor = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard descriptor >= 0 else {
+      throw .output(OutputError(code: errno, action: "syncing the directory of \(path)"))
+    }
+    defer { close(descriptor) }
+    // Some file systems cannot sync a directory (EINVAL): nothing more to do there.
+    if fsync(descriptor) != 0 && errno != EINVAL {
+      throw .output(OutputError(code: errno, action: "syncing the directory of \(path)"))
+    }
+  }
+
+  /// Renames `temporary` over `path` if `path` is (still) absent or a regular file.
+  private func replace(_ path: String, with temporary: String) throws(ExtractError) {
+    var info = stat()
+    if lstat(path, &info) == 0 && info.st_mode & S_IFMT != S_IFREG {
+      removeTemporary(temporary)
+      throw .outputNotReplaceable(path: path, kind: Self.kindName(info.st_mode & S_IFMT))
+    }
+    guard rename(temporary, path) == 0 else {
+      let error = errno
+      removeTemporary(temporary)
+      throw .output(OutputError(code: error, action: "renaming to \(path)"))
     }
     TemporaryFiles.unregister(temporary)
-    temporaryPath = nil
+  }
+
+  /// Links the unnamed file as `.NAME.XXXXXX.part` next to `path` and returns that name
+  /// (registered for removal if the process is interrupted before the rename).
+  private func linkUnderTemporaryName(path: String, directory: String) throws(ExtractError)
+    -> String
+  {
+    let name = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
+    let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+    for _ in 0..<100 {
+      let random = String((0..<6).map { _ in letters.randomElement()! })
+      let temporary = directory + "." + name + "." + random + ".part"
+      TemporaryFiles.register(temporary)
+      guard let error = link(fd, to: temporary) else { return temporary }
+      TemporaryFiles.unregister(temporary)
+      if error != EEXIST {
+        throw .output(OutputError(code: error, action: "creating \(path)"))
+      }
+    }
+    throw .output(OutputError(code: EEXIST, action: "creating \(path)"))
+  }
+
+  /// Gives the unnamed file a name: `linkat(fd, "", AT_EMPTY_PATH)`, which needs
+  /// CAP_DAC_READ_SEARCH before Linux 6.10, else through `/proc/self/fd/N`, which any user may do.
+  ///
+  /// - Returns: nil on success, else the `errno`.
+  private func link(_ fd: Int32, to path: String) -> Int32? {
+    if linkat(fd, "", AT_FDCWD, path, AT_EMPTY_PATH) == 0 { return nil }
+    let first = errno
+    guard first == ENOENT || first == EPERM || first == EACCES else { return first }
+    if linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 {
+      return nil
+    }
+    return errno
+  }
+
+  private func removeTemporary(_ temporary: String) {
+    unlink(temporary)
+    TemporaryFiles.unregister(temporary)
   }
 
   deinit {
-    if let temporaryPath {
+    guard !finished else { return }
+    switch kind {
+    case .stream(let closes):
+      if closes { close(fd) }
+    case .unnamed:
+      close(fd)  // an unnamed file disappears with its last descriptor
+    case .named(let temporary, _, _, _):
       close(fd)
-      unlink(temporaryPath)
-      TemporaryFiles.unregister(temporaryPath)
+      removeTemporary(temporary)
     }
   }
 }
@@ -109,6 +300,11 @@ public enum TemporaryFiles {
     }
   }
 }
+
+// Linux's O_TMPFILE and AT_EMPTY_PATH need _GNU_SOURCE, which Swift's Glibc module does not set.
+// The values are the generic ones (x86-64, arm64, riscv64): __O_TMPFILE | O_DIRECTORY, and 0x1000.
+private let O_TMPFILE: Int32 = 0o20_000_000 | O_DIRECTORY
+private let AT_EMPTY_PATH: Int32 = 0x1000
 
 /// The process's umask, read once (reading it means setting it, which is not thread-safe).
 private let processUmask: mode_t = {

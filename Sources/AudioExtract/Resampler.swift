@@ -62,6 +62,22 @@ struct FrameFormat: Equatable {
   var bytesPerSample: Int { Int(av_get_bytes_per_sample(sampleFormat)) }
 }
 
+extension FrameFormat: CustomStringConvertible {
+  /// "42 channels (no layout), fltp, 48000 Hz", "stereo, s16, 44100 Hz".
+  var description: String {
+    var layout = self.layout.ffmpeg
+    var text = [CChar](repeating: 0, count: 128)
+    let known = layout.order == AV_CHANNEL_ORDER_NATIVE
+    if known { av_channel_layout_describe(&layout, &text, text.count) }
+    let channels =
+      known && text[0] != 0
+      ? String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      : "\(self.layout.channels) channels (no layout)"
+    let name = av_get_sample_fmt_name(sampleFormat).map { String(cString: $0) } ?? "unknown"
+    return "\(channels), \(name), \(sampleRate) Hz"
+  }
+}
+
 /// An owned libswresample context (`swr_free` on deinit) converting one input format to one
 /// interleaved output format, with default options (as the ffmpeg CLI's `aresample`).
 final class Resampler {

@@ -25,8 +25,15 @@ struct Media2WavCommand: ParsableCommand {
 
       OUTPUT: by default next to each input, with a .wav extension; --output-dir puts them in a \
       directory; -o names the one output, and -o - writes to standard output. A file is written \
-      to a temporary file in its directory and renamed when complete: an error, SIGINT or SIGTERM \
-      leaves no partial file, and an existing file is replaced only with --force.
+      as an unnamed file in its directory (O_TMPFILE) and linked under its name when complete: \
+      an error, SIGINT, SIGTERM, even SIGKILL or a power cut leaves no partial file (on a file \
+      system without O_TMPFILE a hidden .NAME.XXXXXX.part file is used, which only SIGKILL \
+      leaves behind). The finished file is synced to disk (fsync) before it gets its name, and \
+      its directory after; --no-sync skips both. An existing regular file is replaced \
+      (atomically) only with --force; anything else is never replaced, but a character device \
+      or a named pipe (-o /dev/null) is written into as a stream, like standard output. When the \
+      reader of standard output goes away (media2wav -o - IN | head -c 44), media2wav stops \
+      quietly with status 0.
 
       HEADER: a plain 44-byte PCM header for mono/stereo audio of at most 16 bits and 48 kHz; \
       WAVE_FORMAT_EXTENSIBLE with the real channel mask (5.1 = 0x3F, 5.1(side) = 0x60F) for more \
@@ -45,9 +52,10 @@ struct Media2WavCommand: ParsableCommand {
       are kept. Corrupt packets are skipped with a warning, as ffmpeg does; if the format \
       changes mid-stream, the rest is converted to the first frame's format.
 
-      EXIT STATUS: 0 when every input was converted, 1 when any failed (no audio stream, \
-      unreadable input, output exists, disk full ...), 64 for usage errors, 130/143 when \
-      interrupted by SIGINT/SIGTERM. \(CommonHelp.dashes)
+      EXIT STATUS: 0 when every input was converted (or the reader of standard output went away), \
+      1 when any failed (no audio stream, no decodable audio, unreadable input, output exists, \
+      disk full ...), 64 for usage errors, 130/143 when interrupted by SIGINT/SIGTERM. \
+      \(CommonHelp.dashes)
 
       EXAMPLES:
         media2wav interview.mp4                       # interview.wav, s16
@@ -70,8 +78,15 @@ struct Media2WavCommand: ParsableCommand {
   @Option(help: ArgumentHelp("Write the outputs in this directory.", valueName: "dir"))
   var outputDir: String?
 
-  @Flag(help: "Replace existing output files.")
+  @Flag(help: "Replace existing output files (regular files only).")
   var force = false
+
+  @Flag(
+    help: """
+      Do not fsync each finished file and its directory (faster; a crash or power cut soon \
+      after may then lose a file that was reported as written).
+      """)
+  var noSync = false
 
   @Option(
     help: ArgumentHelp(
@@ -208,6 +223,7 @@ struct Media2WavCommand: ParsableCommand {
     options.fadeOut = fadeOut
     options.gainDB = gain
     options.allowReferences = input.allowReferences
+    options.sync = !noSync
     return options
   }
 
@@ -240,6 +256,8 @@ struct Media2WavCommand: ParsableCommand {
             bar.update(done: progress.seconds, total: progress.total)
           })
       } catch {
+        // The reader of standard output went away (`| head -c 44`): it has what it wanted.
+        if error.isBrokenPipe && destinations[index] == .standardOutput { return .readerGone }
         return .failure(input: input, error: error)
       }
     } emit: { _, outcome in
@@ -254,6 +272,8 @@ struct Media2WavCommand: ParsableCommand {
 enum Outcome: Sendable {
   case success(ExtractionReport)
   case failure(input: String, error: ExtractError)
+  /// Standard output's reader closed the pipe: nothing to report, not a failure.
+  case readerGone
 }
 
 /// Reports outcomes in input order: messages on stderr, JSON on stdout with --json.
@@ -286,6 +306,8 @@ struct ReportWriter: ~Copyable {
             + (report.rf64 ? ", RF64" : ""))
       }
       if writer != nil, let data = try? encoder.encode(report) { writer!.write(data) }
+    case .readerGone:
+      break
     case .failure(let input, let error):
       failures += 1
       Console.error("media2wav", "\(input): \(error.message)")

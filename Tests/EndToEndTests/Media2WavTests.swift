@@ -226,13 +226,15 @@ import Testing
   }
 
   @Test func audioStreamWithoutSamplesFailsCleanly() throws {
-    // Found by fuzzing: the stream exists but nothing decodes (no rate, no channels).
+    // Found by fuzzing: the stream exists but has no packets and no known format (no rate, no
+    // channels); ffmpeg fails too.
     let directory = try TemporaryDirectory()
-    let result = try run(
-      "media2wav",
-      ["\(fixturesDirectory)/hostile_truncated_audio.ts", "-o", directory.path("x.wav"), "--json"])
+    let input = "\(fixturesDirectory)/hostile_truncated_audio.ts"
+    #expect(
+      try run("ffmpeg", ["-nostdin", "-v", "quiet", "-i", input, "-f", "s16le", "-"]).status != 0)
+    let result = try run("media2wav", [input, "-o", directory.path("x.wav"), "--json"])
     #expect(result.status == 1)
-    #expect(value(try result.json(), "error", "code") as? String == "decoder_error")
+    #expect(value(try result.json(), "error", "code") as? String == "no_decodable_audio")
     #expect(directory.contents.isEmpty)
   }
 
@@ -351,12 +353,19 @@ import Testing
     DispatchQueue.global().async {
       try? writer.write(contentsOf: bytes.prefix(bytes.count * 8 / 10))
     }
+    // The output is an unnamed file (O_TMPFILE) in the output directory: it shows in /proc as
+    // one of the process's descriptors, not in the directory.
     var started = false
     for _ in 0..<100 where !started {
       Thread.sleep(forTimeInterval: 0.05)
-      started = !((try? FileManager.default.contentsOfDirectory(atPath: output.path)) ?? []).isEmpty
+      let descriptors = "/proc/\(process.processIdentifier)/fd"
+      started = ((try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []).contains
+      {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: descriptors + "/" + $0))?
+          .hasPrefix(output.path) == true
+      }
     }
-    #expect(started, "the temporary file should exist while media2wav runs")
+    #expect(started, "the output file should be open while media2wav runs")
     Thread.sleep(forTimeInterval: 0.2)
     kill(process.processIdentifier, SIGINT)
     process.waitUntilExit()

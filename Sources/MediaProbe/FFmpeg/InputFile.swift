@@ -26,10 +26,24 @@ public enum InputSource: Sendable, Equatable {
   }
 }
 
-/// Demuxers that open other resources (playlists, concatenation lists, image patterns, IMF
-/// compositions, SDP sessions). Untrusted inputs that probe as one of these are refused.
+/// Demuxers that open other resources. Untrusted inputs that probe as one of these are refused.
+///
+/// Every FFmpeg 5.1 demuxer that opens a file or URL besides its input (`io_open`,
+/// `ffio_open_whitelist`, `ffurl_open_whitelist`, a nested `avformat_open_input` by name), from
+/// the 5.1.9 sources of libavformat:
+/// - `hls` (hls.c: playlists, segments, keys), `dash` (dashdec.c: manifests, segments),
+///   `concat` (concatdec.c: each listed file), `imf` (imfdec.c: asset maps, track files);
+/// - `image2` (img2dec.c: every file of a pattern, and `NAME.U`/`NAME.V` beside `NAME.y`);
+/// - `mlv` (mlvdec.c: `NAME.M00` ... `NAME.M99` beside `NAME.MLV`);
+/// - `vobsub` (mpeg.c: the `.sub` file beside an `.idx`, whatever the input is named);
+/// - `sdp` (rtsp.c: the RTP sessions it describes), and the network-only `rtsp`, `rtp` and `sap`
+///   (rtsp.c, rtspdec.c, sapdec.c), which libavformat never picks for an opened file but are
+///   listed so the set is complete.
+///
+/// Not listed: `mov` opens `dref` data references only with `enable_drefs` (off by default);
+/// `avi` opens embedded SRT/ASS subtitles from memory; `matroska` does not follow linked segments.
 public let referencingDemuxers: Set<String> = [
-  "hls", "dash", "concat", "image2", "imf", "sdp", "rtsp",
+  "hls", "dash", "concat", "imf", "image2", "mlv", "vobsub", "sdp", "rtsp", "rtp", "sap",
 ]
 
 /// Why an input could not be opened by libavformat.

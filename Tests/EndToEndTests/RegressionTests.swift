@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+/// Every input in Tests/Regressions (crashes and faults found by fuzzing, and hand-made damaged
+/// media; see Scripts/make-fixtures.sh) through all three tools: each ends with an exit status,
+/// never a signal, within a time limit, and media2wav leaves no file when it fails.
+@Suite struct RegressionTests {
+  static let directory = "Tests/Regressions"
+  static let inputs: [String] =
+    ((try? FileManager.default.contentsOfDirectory(
+      atPath: packageRoot.appendingPathComponent(directory).path)) ?? [])
+    .filter { !$0.hasPrefix(".") }.sorted()
+
+  /// Runs a tool with a 60 s limit; returns how it ended.
+  func runLimited(_ tool: String, _ arguments: [String]) throws -> (
+    reason: Process.TerminationReason, status: Int32, finished: Bool
+  ) {
+    let process = Process()
+    process.executableURL = productsDirectory.appendingPathComponent(tool)
+    process.arguments = arguments
+    process.currentDirectoryURL = packageRoot
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let deadline = Date().addingTimeInterval(60)
+    while process.isRunning && Date() < deadline { usleep(10_000) }
+    let finished = !process.isRunning
+    if !finished {
+      kill(process.processIdentifier, SIGKILL)
+    }
+    process.waitUntilExit()
+    return (process.terminationReason, process.terminationStatus, finished)
+  }
+
+  @Test func thereAreRegressionInputs() {
+    #expect(Self.inputs.contains("channel_jump_42.ts"))
+    #expect(Self.inputs.contains("flac32_mid_side.mkv"))
+  }
+
+  @Test(arguments: inputs)
+  func everyToolEndsCleanly(_ name: String) throws {
+    let input = "\(Self.directory)/\(name)"
+    let output = try TemporaryDirectory()
+    for (tool, arguments) in [
+      ("mediaprobe", ["--scan", input]), ("mediacompat", ["--suggest", input]),
+      ("media2wav", ["--format", "s24", "--gain", "-1", input, "-o", output.path("out.wav")]),
+    ] {
+      let ended = try runLimited(tool, arguments)
+      #expect(ended.finished, "\(tool) \(name): still running after 60 s")
+      #expect(
+        ended.reason == .exit && ended.status < 64,
+        "\(tool) \(name): \(ended.reason == .exit ? "exit" : "signal") \(ended.status)")
+      if tool == "media2wav" {
+        #expect(output.contents == (ended.status == 0 ? ["out.wav"] : []), "\(output.contents)")
+      }
+    }
+  }
+}
