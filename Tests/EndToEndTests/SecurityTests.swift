@@ -101,6 +101,31 @@ import Testing
     }
   }
 
+  /// Each tool opens its input once: the MP4 box walk reads the descriptor libavformat reads, so
+  /// a FIFO is not opened twice and the path cannot be swapped for another file in between.
+  @Test(arguments: ["mediaprobe", "media2wav", "mediacompat"])
+  func theInputIsOpenedOnce(_ tool: String) throws {
+    let directory = try TemporaryDirectory()
+    let input = directory.path("clip.mp4")
+    try FileManager.default.copyItem(
+      atPath: packageRoot.appendingPathComponent("\(fixturesDirectory)/h264_25fps.mp4").path,
+      toPath: input)
+    let traceFile = directory.path("trace.txt")
+    let binary = productsDirectory.appendingPathComponent(tool).path
+    let arguments =
+      switch tool {
+      case "media2wav": ["-o", directory.path("out.wav"), input]
+      case "mediacompat": ["--platform", "chrome", input]
+      default: [input]
+      }
+    let result = try run(
+      "strace", ["-f", "-qq", "-e", "trace=open,openat", "-o", traceFile, binary] + arguments)
+    #expect(result.status == 0, "\(result.stderr)")
+    let opens = try String(contentsOfFile: traceFile, encoding: .utf8).split(separator: "\n")
+      .filter { $0.contains("\"\(input)\"") }
+    #expect(opens.count == 1, "\(tool): \(opens)")
+  }
+
   /// The same inputs with `--allow-references` do open the files they name: the inputs are
   /// hostile and the trace sees it (the test above can fail).
   @Test func positiveControlWithAllowReferences() throws {
