@@ -165,7 +165,7 @@ _media2wav() {
     local -a repeating_flags=()
     local -a non_repeating_flags=(--force --no-sync --json -q --quiet -v --verbose -0 --null --allow-references --allow-network --version -h --help)
     local -a repeating_options=()
-    local -a non_repeating_options=(-o --output --output-dir --stream --language --format --rate --channels --start --end --duration --fade-in --fade-out --gain -j --jobs --files-from --max-bytes)
+    local -a non_repeating_options=(-o --output --output-dir --stream --language --format --rate --channels --start --end --duration --fade-in --fade-out --gain -j --jobs --files-from --max-bytes --timeout)
     __media2wav_offer_flags_options -1
 
     # Offer option value completions
@@ -217,6 +217,9 @@ _media2wav() {
         return
         ;;
     '--max-bytes')
+        return
+        ;;
+    '--timeout')
         return
         ;;
     esac

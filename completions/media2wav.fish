@@ -20,7 +20,7 @@ function __media2wav_parse_tokens -S
     set -l unparsed_tokens (__media2wav_tokens -pc)
     switch $unparsed_tokens[1]
     case 'media2wav'
-        __media2wav_parse_subcommand -r 1 'o/output=' 'output-dir=' 'force' 'no-sync' 'stream=' 'language=' 'format=' 'rate=' 'channels=' 'start=' 'end=' 'duration=' 'fade-in=' 'fade-out=' 'gain=' 'j/jobs=' 'json' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'allow-network' 'max-bytes=' 'version' 'h/help'
+        __media2wav_parse_subcommand -r 1 'o/output=' 'output-dir=' 'force' 'no-sync' 'stream=' 'language=' 'format=' 'rate=' 'channels=' 'start=' 'end=' 'duration=' 'fade-in=' 'fade-out=' 'gain=' 'j/jobs=' 'json' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'allow-network' 'max-bytes=' 'timeout=' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __media2wav_parse_subcommand -r 1 'version'
@@ -101,6 +101,7 @@ complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_op
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" allow-references' -l 'allow-references' -d 'Let playlists and lists (HLS, DASH, concat, image patterns) open the local files they name.'
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" allow-network' -l 'allow-network' -d 'Read inputs named http:// or https:// URLs over the network (range requests). Never references inside files; redirects to other schemes fail.'
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" max-bytes' -l 'max-bytes' -d 'Read at most this many bytes of one input (warning byte_limit_reached).' -rfka ''
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" timeout' -l 'timeout' -d 'Give up on an input after this many seconds (error code timeout); the others go on. A FIFO that nobody writes to fails after 10 s without it.' -rfka ''
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" version' -l 'version' -d 'Show the version.'
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_positional "media2wav" -eq 1' -fa 'help' -d 'Show subcommand help information.'

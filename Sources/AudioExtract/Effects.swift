@@ -1,3 +1,5 @@
+import CFFmpeg
+import MediaProbe
 #if canImport(Glibc)
   import Glibc
 #else
@@ -59,5 +61,75 @@ struct Effects {
     }
     defer { tail = [] }
     return tail
+  }
+}
+
+/// The effects as a stage of an extraction: float samples in (a source's conversion), gain and
+/// fades applied, converted to the output's encoding, written to a sink.
+final class EffectsStage {
+  private var effects: Effects
+  private let scratch = ByteBuffer()
+  private let converter: Resampler
+  private let channels: Int
+
+  /// - Returns: nil when there is nothing to do.
+  /// - Throws: `ExtractError.conversion` when the float to output conversion cannot be built.
+  init?(format: PCMFormat, gainDB: Double?, fadeIn: Double?, fadeOut: Double?)
+    throws(ExtractError)
+  {
+    guard
+      let effects = Effects(
+        channels: format.channels, sampleRate: format.sampleRate, gainDB: gainDB, fadeIn: fadeIn,
+        fadeOut: fadeOut)
+    else { return nil }
+    self.effects = effects
+    channels = format.channels
+    let layout = ChannelLayout(channels: Int32(format.channels), mask: format.channelMask)
+    let rate = Int32(format.sampleRate)
+    let from = FrameFormat(sampleFormat: AV_SAMPLE_FMT_FLT, sampleRate: rate, layout: layout)
+    let to = FrameFormat(
+      sampleFormat: format.encoding.converterFormat, sampleRate: rate, layout: layout)
+    do {
+      converter = try Resampler(from: from, to: to)
+    } catch {
+      throw .conversion("\(from.description) to \(to.description) after the effects", error)
+    }
+  }
+
+  /// Runs a conversion to float, applies the effects and writes what is ready to `sink`.
+  func process(_ conversion: AudioSource.Conversion, into sink: WAVSink) throws(ExtractError) {
+    scratch.removeAll()
+    do {
+      try conversion(scratch)
+    } catch {
+      throw .conversion("converting the samples to float for the effects", error)
+    }
+    var samples = [Float](repeating: 0, count: scratch.count / MemoryLayout<Float>.size)
+    samples.withUnsafeMutableBytes { $0.copyMemory(from: scratch.contents) }
+    try emit(effects.process(samples), into: sink)
+  }
+
+  /// Writes the held-back fade-out tail and the converter's last samples.
+  func finish(into sink: WAVSink) throws(ExtractError) {
+    try emit(effects.finish(), into: sink)
+    let converter = self.converter
+    try sink.write { (buffer) throws(FFmpegError) in try converter.flush(into: buffer) }
+  }
+
+  private func emit(_ samples: [Float], into sink: WAVSink) throws(ExtractError) {
+    guard !samples.isEmpty else { return }
+    let converter = self.converter
+    let count = samples.count / channels
+    var failure: ExtractError?
+    samples.withUnsafeBytes { raw in
+      do throws(ExtractError) {
+        try sink.write { (buffer) throws(FFmpegError) in
+          try converter.convert(interleaved: raw.baseAddress!, count: count, into: buffer)
+        }
+      } catch {
+        failure = error
+      }
+    }
+    if let failure { throw failure }
   }
 }

@@ -35,6 +35,13 @@ public struct ExtractOptions: Sendable {
   public var sync = true
   /// The RIFF size above which the header becomes RF64 (tests lower it).
   public var rf64Limit = UInt64(UInt32.max)
+  /// Seconds one input may take (nil: no limit); past it the input fails with `timeout`.
+  public var timeout: Double?
+  /// Bytes one input may read (nil: no limit).
+  public var maxBytes: Int64?
+
+  /// Gain or fades apply (the samples go through float).
+  var hasEffects: Bool { gainDB != nil || fadeIn != nil || fadeOut != nil }
 
   /// Defaults: the automatic stream, s16, the source's rate and channels, everything.
   public init() {}

@@ -67,7 +67,7 @@ struct Media2WavCommand: ParsableCommand {
     version: "0.1.0")
 
   @Argument(help: "Media files ('-' for standard input, which needs -o).")
-  var inputs: [String]
+  var inputs: [String] = []
 
   @Option(
     name: [.short, .long],
@@ -145,9 +145,17 @@ struct Media2WavCommand: ParsableCommand {
 
   @OptionGroup var input: InputOptions
 
+  @OptionGroup var limits: TimeLimitOptions
+
   static func main() { mainAsTool() }
 
   func validate() throws {
+    if inputs.isEmpty && input.filesFrom == nil {
+      throw ValidationError("give the files to convert, or --files-from")
+    }
+    if output != nil && input.filesFrom != nil {
+      throw ValidationError("-o takes one input; use --output-dir with --files-from")
+    }
     if diagnostics.quiet && json {
       throw ValidationError("--quiet prints no report; it cannot be combined with --json")
     }
@@ -192,20 +200,24 @@ struct Media2WavCommand: ParsableCommand {
       }
     }
     if let gain, !gain.isFinite { throw ValidationError("--gain must be a number of decibels") }
-    let targets = inputs.map(outputPath)
+    let targets = inputs.compactMap(outputPath)
     if Set(targets).count != targets.count {
       throw ValidationError("two inputs would write the same output file")
     }
   }
 
-  /// Where the WAV for `input` goes.
-  func outputPath(for input: String) -> String {
+  /// Where the WAV for `input` goes (nil: a URL with nowhere to put its WAV).
+  func outputPath(for input: String) -> String? {
     if let output { return output }
-    let name = input.split(separator: "/").last.map(String.init) ?? input
+    let remote = self.input.allowNetwork && InputSource.isRemote(input)
+    // A URL's name is its last path component, without a query.
+    let path = remote ? String(input.split(separator: "?").first ?? "") : input
+    let name = path.split(separator: "/").last.map(String.init) ?? path
     let stem = name.lastIndex(of: ".").map { name[..<$0] }.map(String.init) ?? name
     if let outputDir {
       return (outputDir.hasSuffix("/") ? outputDir : outputDir + "/") + stem + ".wav"
     }
+    if remote { return nil }
     let directory = input.lastIndex(of: "/").map { String(input[...$0]) } ?? ""
     return directory + stem + ".wav"
   }
@@ -224,6 +236,8 @@ struct Media2WavCommand: ParsableCommand {
     options.gainDB = gain
     options.allowReferences = input.allowReferences
     options.sync = !noSync
+    options.timeout = limits.timeout
+    options.maxBytes = input.maxBytes
     return options
   }
 
@@ -231,33 +245,38 @@ struct Media2WavCommand: ParsableCommand {
     installInterruptHandlers(cleanup: TemporaryFiles.removeAll)
     ignoreBrokenPipe()
     diagnostics.ffmpegLogLevel.apply()
+    tuneMemoryAllocator()
     let extractor = AudioExtractor(options: options)
-    let inputs = self.inputs
-    let destinations = inputs.map { input -> OutputDestination in
-      let path = outputPath(for: input)
-      return path == "-" ? .standardOutput : .file(path: path, overwrite: force)
-    }
-    let jobs = parallel.jobs
-    let showBar = inputs.count == 1 || jobs == 1
-    let (quiet, verbose) = (diagnostics.quiet, diagnostics.verbose)
+    let inputs = try input.inputs(arguments: self.inputs)
+    let workers = workerCount(items: inputs.knownCount, jobs: parallel.jobs)
+    let showBar = workers == 1
+    let (quiet, verbose, force) = (diagnostics.quiet, diagnostics.verbose, self.force)
     let report = Mutex(
       ReportWriter(
-        writer: json ? JSONStreamWriter(layout: inputs.count == 1 ? .single : .array) : nil,
+        writer: json ? JSONStreamWriter(layout: inputs.isSingleArgument ? .single : .array) : nil,
         verbose: verbose, quiet: quiet))
+    let (command, sources) = (self, self.input)
 
-    orderedParallel(count: inputs.count, jobs: jobs) { index in
-      let input = inputs[index]
+    orderedParallel(workers: workers, next: inputs.next) { _, path in
+      let input = path.display
       let bar = ProgressBar(label: input, quiet: quiet || !showBar)
       defer { bar.finish() }
-      let source: InputSource = input == "-" ? .standardInput : .file(input)
+      guard let target = command.outputPath(for: input) else {
+        return .failure(
+          input: input,
+          error: .invalidOption(
+            "a URL input needs --output-dir or -o: there is no folder beside it"))
+      }
+      let destination: OutputDestination =
+        target == "-" ? .standardOutput : .file(path: target, overwrite: force)
       do throws(ExtractError) {
         return .success(
-          try extractor.extract(source, path: input, to: destinations[index]) { progress in
-            bar.update(done: progress.seconds, total: progress.total)
+          try extractor.extract(sources.source(for: path), path: input, to: destination) {
+            progress in bar.update(done: progress.seconds, total: progress.total)
           })
       } catch {
         // The reader of standard output went away (`| head -c 44`): it has what it wanted.
-        if error.isBrokenPipe && destinations[index] == .standardOutput { return .readerGone }
+        if error.isBrokenPipe && destination == .standardOutput { return .readerGone }
         return .failure(input: input, error: error)
       }
     } emit: { _, outcome in

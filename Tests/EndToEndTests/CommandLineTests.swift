@@ -92,6 +92,22 @@ import Testing
     #expect(try run(tool, ["--files-from", "-", "-"]).status == 64)
   }
 
+  /// media2wav takes a list too, writing into a folder, in list order.
+  @Test func media2wavTakesAList() throws {
+    let directory = try TemporaryDirectory()
+    try FileManager.default.createDirectory(
+      atPath: directory.path("wav"), withIntermediateDirectories: true)
+    let files = ["\(fixturesDirectory)/tone_adts.aac", "\(fixturesDirectory)/tone.ogg"]
+    let wavs = try run(
+      "media2wav", ["--json", "--output-dir", directory.path("wav"), "-0", "--files-from", "-"],
+      stdin: Data(files.joined(separator: "\u{0}").utf8))
+    #expect(wavs.status == 0, "\(wavs.stderr)")
+    #expect((try wavs.json() as? [[String: Any]])?.map { $0["input"] as? String } == files)
+    #expect(
+      (try? FileManager.default.contentsOfDirectory(atPath: directory.path("wav")))?.sorted()
+        == ["tone.wav", "tone_adts.wav"])
+  }
+
   /// The first results come out before the list ends (a list streamed from a slow producer).
   @Test func listsAreStreamed() throws {
     let binary = productsDirectory.appendingPathComponent("mediaprobe").path

@@ -87,6 +87,28 @@ import Testing
     #expect(value(try compat.json(), "results", 0, "verdict") as? String == "pass")
   }
 
+  /// media2wav reads a URL the same way: the WAV equals the local file's, byte for byte; a URL
+  /// needs a folder for its WAV.
+  @Test func media2wavReadsURLs() throws {
+    let server = try Server(files: Self.files)
+    let directory = try TemporaryDirectory()
+    for folder in ["r", "l"] {
+      try FileManager.default.createDirectory(
+        atPath: directory.path(folder), withIntermediateDirectories: true)
+    }
+    let remote = try run(
+      "media2wav", ["--allow-network", "--output-dir", directory.path("r"), server.url("tone.ogg")])
+    #expect(remote.status == 0, "\(remote.stderr)")
+    let local = try run(
+      "media2wav", ["--output-dir", directory.path("l"), "\(fixturesDirectory)/tone.ogg"])
+    #expect(local.status == 0)
+    let a = try Data(contentsOf: URL(fileURLWithPath: directory.path("r/tone.wav")))
+    let b = try Data(contentsOf: URL(fileURLWithPath: directory.path("l/tone.wav")))
+    #expect(a == b && !a.isEmpty)
+    let nowhere = try run("media2wav", ["--allow-network", "--json", server.url("tone.ogg")])
+    #expect(value(try nowhere.json(), "error", "code") as? String == "invalid_option")
+  }
+
   /// A fast-start MP4 is probed from its head: a small fraction of it crosses the network.
   @Test func fastStartIsProbedFromItsHead() throws {
     let directory = try TemporaryDirectory()
