@@ -1,5 +1,5 @@
 # MediaTools — see README.md.
-#   make demo     install what is missing, build, probe a bundled sample
+#   make demo     install what is missing, build, probe a bundled sample, merge three clips
 #   make test     install what is missing, build, run every test and drift check, and the
 #                 browser oracle (make test-browsers)
 #   make test-browsers  play a generated corpus in headless Chromium and Firefox ESR and compare
@@ -10,7 +10,7 @@
 #   make test-asan   the whole suite under AddressSanitizer (its own build in .build/asan)
 #   make install PREFIX=/usr/local
 PREFIX ?= /usr/local
-TOOLS := mediaprobe media2wav mediacompat
+TOOLS := mediaprobe media2wav mediacompat mediamerge
 SAMPLE := Tests/Fixtures/orient_right.mp4
 
 .PHONY: all setup build release demo test test-browsers test-asan test-large fuzz lint check-generated generated fixtures goldens bench install uninstall clean
@@ -44,6 +44,10 @@ demo: build
 	@echo
 	@echo "== mediacompat: does an hev1-tagged HEVC clip play on an iPhone? (and the fix)"
 	@$$(swift build --show-bin-path)/mediacompat --platform iphone,android --suggest Tests/Fixtures/hevc_hev1.mp4 || true
+	@echo
+	@echo "== mediamerge: landscape 30 fps + portrait phone clip (29.97 fps, no audio) + mirrored front camera, upright on one timeline"
+	@$$(swift build --show-bin-path)/mediamerge --force Tests/MergeFixtures/landscape.mp4 Tests/MergeFixtures/portrait.mp4 Tests/MergeFixtures/mirrored.mp4 -o .build/demo/merged.mp4
+	@$$(swift build --show-bin-path)/mediaprobe --summary --scan .build/demo/merged.mp4
 
 test: setup
 	swift build --build-tests

@@ -12,9 +12,11 @@ let package = Package(
     .executable(name: "mediaprobe", targets: ["mediaprobe"]),
     .executable(name: "media2wav", targets: ["media2wav"]),
     .executable(name: "mediacompat", targets: ["mediacompat"]),
+    .executable(name: "mediamerge", targets: ["mediamerge"]),
     .library(name: "MediaProbe", targets: ["MediaProbe"]),
     .library(name: "Compatibility", targets: ["Compatibility"]),
     .library(name: "AudioExtract", targets: ["AudioExtract"]),
+    .library(name: "Merge", targets: ["Merge"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
@@ -57,6 +59,10 @@ let package = Package(
     ),
     // Decoding audio to PCM (libswresample) and the RIFF/RF64 writer. No command-line code.
     .target(name: "AudioExtract", dependencies: ["MediaProbe", "CFFmpeg"]),
+    // Joining clips on one exact timeline: the plan (timeline, render size, copy or encode), the
+    // ffmpeg command that carries it out, and the check of the written file. No command-line
+    // code; runs the ffmpeg CLI (a runtime dependency, installed by Scripts/setup.sh).
+    .target(name: "Merge", dependencies: ["MediaProbe", "Compatibility"]),
     // What the commands share: output, diagnostics, exit codes, parallel work.
     .target(
       name: "ToolSupport",
@@ -85,9 +91,17 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
+    .executableTarget(
+      name: "mediamerge",
+      dependencies: [
+        "Merge", "MediaProbe", "Compatibility", "ToolSupport",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
     .testTarget(name: "MediaProbeTests", dependencies: ["MediaProbe"]),
     .testTarget(name: "CompatibilityTests", dependencies: ["Compatibility", "MediaProbe"]),
     .testTarget(name: "AudioExtractTests", dependencies: ["AudioExtract"]),
+    .testTarget(name: "MergeTests", dependencies: ["Merge", "MediaProbe", "Compatibility"]),
     .testTarget(name: "EndToEndTests", dependencies: ["MediaProbe"]),
   ],
   swiftLanguageModes: [.v6]

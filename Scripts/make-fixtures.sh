@@ -53,6 +53,11 @@ if [ "${1:-}" = compat-audio ]; then
   compat_audio
   exit 0
 fi
+# `make-fixtures.sh merge-clips` makes only the mediamerge clips (the last section of this file).
+if [ "${1:-}" = merge-clips ]; then
+  eval "$(sed -n '/^# --- mediamerge clips/,$p' "$0")"
+  exit 0
+fi
 
 # --- Video codecs, containers and frame rates (1 s each, small) -----------------------------
 ff -f lavfi -i "$(video 320x240 25)" -f lavfi -i "$(tone)" -t 1 "${x264[@]}" -profile:v baseline -level 3.0 "${aac[@]}" -movflags +faststart "${bitexact[@]}" "$out/h264_25fps.mp4"
@@ -315,3 +320,44 @@ sys.stdout.buffer.write(out)
 PY
 ff -i /tmp/mediatools-flac32.flac -c copy "${bitexact[@]}" "$regressions/flac32_mid_side.mkv"
 rm -f /tmp/mediatools-flac32.flac
+# --- mediamerge clips (Tests/MergeFixtures, issue 15) ------------------------------------------
+# Tiny phone-like clips whose orientation is known by construction: each frame is one flat colour
+# (a different one per clip) with a red 24x24 square in the corner that DISPLAYS top-left and a
+# blue one in the corner that displays top-right, once the clip's display matrix is applied. A
+# merged frame is upright exactly when red is top-left and blue top-right of the clip's picture.
+# The matrix is patched into the tkhd box (Scripts/mp4patch.py), as phones write it.
+#   landscape.mp4  160x90, 30 fps, 1 s, AAC 48 kHz stereo 440 Hz, grey; matrix up
+#   portrait.mp4   stored 160x90, 30000/1001 fps, 60 frames (2.002 s), no audio, olive; matrix
+#                  right (0,1,-1,0): shows 90x160, display top-left = stored bottom-left
+#   mirrored.mp4   stored 160x90, 30 fps, 1 s, AAC 48 kHz stereo 660 Hz x3, green; matrix
+#                  left_mirrored (0,1,1,0), a front camera: display top-left = stored top-left,
+#                  display top-right = stored bottom-left
+#   mono44k.mp4    120x90, 25 fps, video 1 s, AAC 44.1 kHz mono 880 Hz x2 lasting 1.2 s, light grey
+#   pair_a.mp4, pair_b.mp4  the same settings (copy-compatible), 1 s and 1.5 s, portrait (right)
+# `make-fixtures.sh merge-clips` makes only these.
+merge_clips() {
+  local dir=Tests/MergeFixtures m=24
+  mkdir -p "$dir"
+  # marks W H RED BLUE: the two squares at stored corners tl, tr, bl or br.
+  marks() {
+    local w=$1 h=$2
+    at() { case $1 in tl) echo "x=0:y=0" ;; tr) echo "x=$((w - m)):y=0" ;; bl) echo "x=0:y=$((h - m))" ;; br) echo "x=$((w - m)):y=$((h - m))" ;; esac; }
+    echo "drawbox=$(at "$3"):w=$m:h=$m:color=red:t=fill,drawbox=$(at "$4"):w=$m:h=$m:color=blue:t=fill"
+  }
+  # picture COLOUR W H RATE RED BLUE
+  picture() { echo "color=c=$1:s=$2x$3:r=$4,$(marks "$2" "$3" "$5" "$6")"; }
+  local enc=("${x264[@]}" -movflags +faststart "${bitexact[@]}") stereo=(-c:a aac -b:a 64k -ac 2)
+  ff -f lavfi -i "$(picture 0x808080 160 90 30 tl tr)" -f lavfi -i "sine=frequency=440:sample_rate=48000" -t 1 "${stereo[@]}" "${enc[@]}" "$dir/landscape.mp4"
+  ff -f lavfi -i "$(picture 0xC0C000 160 90 30000/1001 bl tl)" -frames:v 60 "${enc[@]}" "$dir/portrait.mp4"
+  python3 Scripts/mp4patch.py matrix "$dir/portrait.mp4" 0 1 -1 0
+  ff -f lavfi -i "$(picture 0x00A000 160 90 30 tl bl)" -f lavfi -i "sine=frequency=660:sample_rate=48000,volume=3" -t 1 "${stereo[@]}" "${enc[@]}" "$dir/mirrored.mp4"
+  python3 Scripts/mp4patch.py matrix "$dir/mirrored.mp4" 0 1 1 0
+  ff -f lavfi -i "$(picture 0xE0E0E0 120 90 25:d=1 tl tr)" -f lavfi -i "sine=frequency=880:sample_rate=44100:d=1.2,volume=2" -c:a aac -b:a 48k -ac 1 "${enc[@]}" "$dir/mono44k.mp4"
+  for part in a:1:0x808080 b:1.5:0xE0E0E0; do
+    IFS=: read -r name seconds colour <<<"$part"
+    ff -f lavfi -i "$(picture "$colour" 160 90 30 bl tl)" -f lavfi -i "sine=frequency=440:sample_rate=48000" -t "$seconds" "${stereo[@]}" "${enc[@]}" "$dir/pair_$name.mp4"
+    python3 Scripts/mp4patch.py matrix "$dir/pair_$name.mp4" 0 1 -1 0
+  done
+  du -sh "$dir"
+}
+merge_clips

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   pkg-config
   libavformat-dev libavcodec-dev libavutil-dev libswresample-dev  # the FFmpeg 5.1 libraries
-  ffmpeg            # ffmpeg/ffprobe: fixtures and the test oracle
+  ffmpeg            # ffmpeg/ffprobe: fixtures, the test oracle, and what mediamerge runs
   mediainfo         # benchmark peer
   sndfile-programs  # sndfile-info: WAV header validation
   sox               # soxi: WAV header validation; 32-bit WAV for a fixture

@@ -43,6 +43,15 @@ package struct StreamView {
   package var hadPacketsWhileProbing: Bool {
     stream.event_flags & AVSTREAM_EVENT_FLAG_NEW_PACKETS != 0
   }
+  /// The container's id for the stream (the MP4 track ID, the Matroska track number), as the
+  /// concat demuxer's `exact_stream_id` matches it.
+  package var containerID: Int32 { stream.id }
+  /// The codec's out-of-band configuration (H.264 `avcC` with its SPS/PPS, HEVC `hvcC`, the AAC
+  /// AudioSpecificConfig), empty when the stream has none.
+  package var extradata: [UInt8] {
+    guard let bytes = parameters.extradata, parameters.extradata_size > 0 else { return [] }
+    return Array(UnsafeBufferPointer(start: bytes, count: Int(parameters.extradata_size)))
+  }
   /// A metadata tag (`language`, `title`, ...).
   package func tag(_ key: String) -> String? { metadataValue(stream.metadata, key) }
 

@@ -1,0 +1,216 @@
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#else
+  import Darwin
+#endif
+
+/// The merge in progress, for the interrupt handler: the ffmpeg child and the temporary file.
+/// `abort()` kills the one and removes the other, so SIGINT or SIGTERM leave nothing behind.
+public enum RunningMerge {
+  private struct State {
+    var child: pid_t?
+    var temporaryFiles: Set<String> = []
+  }
+  private static let state = Mutex(State())
+
+  /// Kills ffmpeg (SIGKILL, then waits for it, so it cannot write after its file is removed)
+  /// and removes the temporary output. Safe to call from the signal-handling thread.
+  public static func abort() {
+    state.withLock { state in
+      if let child = state.child {
+        kill(child, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+        state.child = nil
+      }
+      for path in state.temporaryFiles { unlink(path) }
+      state.temporaryFiles.removeAll()
+    }
+  }
+
+  static func register(temporary path: String) {
+    _ = state.withLock { $0.temporaryFiles.insert(path) }
+  }
+
+  static func unregister(temporary path: String) {
+    _ = state.withLock { $0.temporaryFiles.remove(path) }
+  }
+
+  /// Runs `spawn` under the lock and records the child it returns, so an interrupt either
+  /// happens before the child exists or finds it recorded.
+  static func start(_ spawn: () throws(MergeError) -> pid_t) throws(MergeError) -> pid_t {
+    try state.withLock { (state: inout State) throws(MergeError) -> pid_t in
+      let child = try spawn()
+      state.child = child
+      return child
+    }
+  }
+
+  static func finished(_ child: pid_t) {
+    state.withLock { state in
+      if state.child == child { state.child = nil }
+    }
+  }
+}
+
+/// How a child process ended.
+enum ChildStatus: Equatable, CustomStringConvertible {
+  /// It exited with this status.
+  case exited(Int32)
+  /// A signal killed it.
+  case signaled(Int32)
+
+  var description: String {
+    switch self {
+    case .exited(let code): "exit status \(code)"
+    case .signaled(let signal): "killed by signal \(signal)"
+    }
+  }
+}
+
+/// Runs a program with pipes on its standard input, output and error: in its own process group
+/// (the terminal's Ctrl-C reaches mediamerge, which then kills it), with default signal handling
+/// and no blocked signals (the parent blocks SIGINT and SIGTERM for its handler thread).
+struct ChildProcess {
+  /// Runs `arguments[0]` (`executable`) and feeds `input` to its standard input (or gives it
+  /// /dev/null); `output` receives its standard output as it comes; its standard error is kept
+  /// (the last 64 KiB).
+  ///
+  /// - Returns: how it ended, and what it wrote on standard error.
+  /// - Throws: `MergeError.ffmpegNotFound` when it cannot be started.
+  static func run(
+    executable: String, arguments: [String], input: String?,
+    output: (ArraySlice<UInt8>) -> Void
+  ) throws(MergeError) -> (status: ChildStatus, errorOutput: String) {
+    var inPipe: [Int32] = [-1, -1]
+    var outPipe: [Int32] = [-1, -1]
+    var errPipe: [Int32] = [-1, -1]
+    guard makePipe(&outPipe), makePipe(&errPipe), input == nil || makePipe(&inPipe) else {
+      throw .ffmpegFailed(status: "not started", detail: String(cString: strerror(errno)))
+    }
+
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    if input != nil {
+      posix_spawn_file_actions_adddup2(&actions, inPipe[0], 0)
+    } else {
+      posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    }
+    posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+    posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var none = sigset_t()
+    sigemptyset(&none)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for signal in [SIGINT, SIGTERM, SIGPIPE, SIGQUIT] { sigaddset(&defaults, signal) }
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setpgroup(&attributes, 0)
+    posix_spawnattr_setflags(
+      &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+
+    let argv = arguments.map { strdup($0) } + [nil]
+    defer { for pointer in argv { free(pointer) } }
+    let child = try RunningMerge.start { () throws(MergeError) -> pid_t in
+      var pid: pid_t = 0
+      let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+      guard result == 0 else {
+        throw result == ENOENT || result == EACCES
+          ? .ffmpegNotFound
+          : .ffmpegFailed(status: "not started", detail: String(cString: strerror(result)))
+      }
+      return pid
+    }
+    defer { RunningMerge.finished(child) }
+    close(outPipe[1])
+    close(errPipe[1])
+    if input != nil { close(inPipe[0]) }
+
+    var pending = Array((input ?? "").utf8)[...]
+    var writeEnd: Int32 = input == nil ? -1 : inPipe[1]
+    if writeEnd >= 0 { _ = fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK) }
+    if writeEnd >= 0 && pending.isEmpty {
+      close(writeEnd)
+      writeEnd = -1
+    }
+    var errors: [UInt8] = []
+    var open = (out: true, err: true)
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    while open.out || open.err {
+      var fds = [
+        pollfd(fd: open.out ? outPipe[0] : -1, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: open.err ? errPipe[0] : -1, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: writeEnd, events: Int16(POLLOUT), revents: 0),
+      ]
+      if poll(&fds, nfds_t(fds.count), -1) < 0 {
+        if errno == EINTR { continue }
+        break
+      }
+      if writeEnd >= 0 && fds[2].revents != 0 {
+        let written = pending.withUnsafeBytes { write(writeEnd, $0.baseAddress, $0.count) }
+        if written > 0 { pending = pending.dropFirst(written) }
+        if pending.isEmpty || (written < 0 && errno != EAGAIN && errno != EINTR) {
+          close(writeEnd)
+          writeEnd = -1
+        }
+      }
+      for (index, fd) in [outPipe[0], errPipe[0]].enumerated()
+      where fds[index].revents != 0 && (index == 0 ? open.out : open.err) {
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if count < 0 && errno == EINTR { continue }
+        if count <= 0 {
+          if index == 0 { open.out = false } else { open.err = false }
+        } else if index == 0 {
+          output(buffer[..<count])
+        } else {
+          errors += buffer[..<count]
+          if errors.count > 1 << 16 { errors.removeFirst(errors.count - (1 << 16)) }
+        }
+      }
+    }
+    if writeEnd >= 0 { close(writeEnd) }
+    close(outPipe[0])
+    close(errPipe[0])
+    var status: Int32 = 0
+    while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+    let ended: ChildStatus =
+      status & 0x7F == 0 ? .exited((status >> 8) & 0xFF) : .signaled(status & 0x7F)
+    return (ended, String(decoding: errors, as: UTF8.self))
+  }
+
+  /// A pipe whose ends close on exec (the child gets only the copies put on 0, 1 and 2).
+  private static func makePipe(_ ends: inout [Int32]) -> Bool {
+    guard pipe(&ends) == 0 else { return false }
+    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+    return true
+  }
+
+  /// The executable `name` on `PATH` (or `name` itself when it contains a slash), if it is one.
+  static func find(_ name: String) -> String? {
+    if name.contains("/") { return access(name, X_OK) == 0 ? name : nil }
+    let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin:/bin"
+    for directory in path.split(separator: ":", omittingEmptySubsequences: false) {
+      let candidate = (directory.isEmpty ? "." : String(directory)) + "/" + name
+      var info = stat()
+      if stat(candidate, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+        access(candidate, X_OK) == 0
+      {
+        return candidate
+      }
+    }
+    return nil
+  }
+}
+
+/// Finds ffmpeg on `PATH`.
+public enum FFmpegLocator {
+  /// The path of the `ffmpeg` executable on `PATH`, or nil.
+  public static func find() -> String? { ChildProcess.find("ffmpeg") }
+}

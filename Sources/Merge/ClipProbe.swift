@@ -1,0 +1,109 @@
+import MediaProbe
+
+#if canImport(Glibc)
+  import Glibc
+#else
+  import Darwin
+#endif
+
+/// A clip as the planner needs it: the probe's record (scanned, so durations are exact) and what
+/// a stream copy must compare that the record does not carry.
+public struct ProbedClip: Sendable, Equatable {
+  /// The path as given.
+  public var path: String
+  /// The absolute path (what the concat list names).
+  public var absolutePath: String
+  /// The probe's record, with `--scan`'s exact durations.
+  public var info: MediaInfo
+  /// The codec configuration of the video stream used (H.264 `avcC` with its SPS and PPS),
+  /// empty when there is none or no video.
+  public var videoExtradata: [UInt8]
+  /// The container's id for that stream (the MP4 track ID); nil without video.
+  public var videoContainerID: Int32?
+  /// Video packets the demuxer marks as not presented (outside an MP4 edit list, as a cut made
+  /// with `-ss ... -c copy` leaves them): a copy would show them.
+  public var videoPacketsOutsideEdits: Int
+
+  /// A clip from its parts (tests build clips without files).
+  public init(
+    path: String, absolutePath: String? = nil, info: MediaInfo, videoExtradata: [UInt8] = [],
+    videoContainerID: Int32? = nil, videoPacketsOutsideEdits: Int = 0
+  ) {
+    self.path = path
+    self.absolutePath = absolutePath ?? path
+    self.info = info
+    self.videoExtradata = videoExtradata
+    self.videoContainerID = videoContainerID
+    self.videoPacketsOutsideEdits = videoPacketsOutsideEdits
+  }
+
+  /// The video stream a merge uses: the first that is not cover art.
+  public var videoStream: MediaStream? {
+    info.streams.first { $0.type == .video && $0.disposition["attached_pic"] != true }
+  }
+
+  /// The audio stream a merge uses: the first.
+  public var audioStream: MediaStream? { info.streams.first { $0.type == .audio } }
+}
+
+/// Probes clips for a merge: regular files only (ffmpeg reads each clip again after the probe,
+/// so a pipe or standard input cannot be a clip), scanned for exact durations.
+public struct ClipProber: Sendable {
+  private let prober: Prober
+  private let options: ProbeOptions
+
+  /// A prober; the options are those of `mediaprobe` (`--allow-references`, `--timeout`,
+  /// `--max-bytes`).
+  public init(allowReferences: Bool = false, timeout: Double? = nil, maxBytes: Int64? = nil) {
+    options = ProbeOptions(
+      scan: true, allowReferences: allowReferences, timeout: timeout, maxBytes: maxBytes)
+    prober = Prober(options: options)
+  }
+
+  /// Probes the clip at `path`.
+  ///
+  /// - Throws: `MergeError.input` with the probe's code (`not_found`, `not_a_file`, `truncated`,
+  ///   ...).
+  public func probe(_ path: String) throws(MergeError) -> ProbedClip {
+    var status = stat()
+    if stat(path, &status) == 0 {
+      switch status.st_mode & S_IFMT {
+      case S_IFREG: break
+      case S_IFIFO:
+        throw .input(path: path, .notAFile(kind: "a pipe: a clip is read twice"))
+      default: break  // the probe names directories, devices and sockets
+      }
+    }
+    let info: MediaInfo
+    do {
+      info = try prober.probe(.file(path), path: path)
+    } catch {
+      throw .input(path: path, error)
+    }
+    var clip = ProbedClip(path: path, absolutePath: Self.absolute(path), info: info)
+    if let video = clip.videoStream, let input = try? Prober.open(.file(path), options: options),
+      video.index < input.streamCount
+    {
+      let view = input.view(video.index)
+      clip.videoExtradata = view.extradata
+      clip.videoContainerID = view.containerID
+      // The probe's scan counted the presented packets; a copy takes every packet.
+      input.discardAll(except: video.index)
+      let packet = Packet()
+      while (try? input.read(into: packet)) == true {
+        if packet.streamIndex == video.index && packet.isDiscarded {
+          clip.videoPacketsOutsideEdits += 1
+        }
+        packet.unref()
+      }
+    }
+    return clip
+  }
+
+  /// `path` made absolute (symbolic links resolved), or as given when that fails.
+  static func absolute(_ path: String) -> String {
+    guard let resolved = realpath(path, nil) else { return path }
+    defer { free(resolved) }
+    return String(cString: resolved)
+  }
+}

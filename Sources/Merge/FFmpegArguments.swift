@@ -1,0 +1,107 @@
+import MediaProbe
+
+extension MergePlanner {
+  /// The ffmpeg command of a plan: every clip opened as a local file with its probed demuxer
+  /// forced (no protocol but `file`, the CLI's autorotation off: the filters rotate), one filter
+  /// graph, explicit maps, the output's settings, `+faststart`, progress on standard output.
+  func command(for plan: MergePlan, sources: [Source]) -> FFmpegCommand {
+    var arguments = [
+      request.ffmpeg, "-hide_banner", "-nostats", "-loglevel",
+      request.verbose ? "warning" : "error",
+      "-progress", "pipe:1", "-y",
+    ]
+    var stdin: String?
+    var graph: [String] = []
+    var maps: [String] = []
+    var audioLabels: [String] = []
+
+    if plan.method == .copy {
+      // The video comes from a concat list on standard input that declares one stream (the
+      // video track, by id): with the audio left out, the list's start is the video's own, not
+      // the AAC priming's 21 ms before it. No automatic conversion: the clips share their
+      // SPS/PPS, so the packets are copied as they are (with it, H.264 keyframes gained in-band
+      // parameter sets, 37 bytes each, in an avc1 track).
+      stdin = concatList(plan: plan, sources: sources)
+      arguments += [
+        "-f", "concat", "-safe", "0", "-auto_convert", "0", "-protocol_whitelist", "file,pipe",
+        "-i", "pipe:0",
+      ]
+      maps += ["-map", "0:0"]
+      var nextInput = 1
+      for (index, source) in sources.enumerated() {
+        guard let filter = plan.clips[index].audioFilter else { continue }
+        if let audio = source.audio {
+          arguments += input(source)
+          graph.append("[\(nextInput):\(audio.stream)]\(filter)[a\(index)]")
+          nextInput += 1
+        } else {
+          graph.append("\(filter)[a\(index)]")
+        }
+        audioLabels.append("[a\(index)]")
+      }
+    } else {
+      arguments.insert("-nostdin", at: 1)
+      var videoLabels: [String] = []
+      for (index, source) in sources.enumerated() {
+        arguments += ["-noautorotate"] + input(source)
+        graph.append(
+          "[\(index):\(source.video.stream)]\(plan.clips[index].videoFilter!)[v\(index)]")
+        videoLabels.append("[v\(index)]")
+      }
+      for (index, source) in sources.enumerated() {
+        guard let filter = plan.clips[index].audioFilter else { continue }
+        if let audio = source.audio {
+          graph.append("[\(index):\(audio.stream)]\(filter)[a\(index)]")
+        } else {
+          graph.append("\(filter)[a\(index)]")
+        }
+        audioLabels.append("[a\(index)]")
+      }
+      graph.append(videoLabels.joined() + "concat=n=\(sources.count):v=1:a=0[v]")
+      maps += ["-map", "[v]"]
+    }
+    if !audioLabels.isEmpty {
+      graph.append(audioLabels.joined() + "concat=n=\(audioLabels.count):v=0:a=1[a]")
+      maps += ["-map", "[a]"]
+    }
+    if !graph.isEmpty { arguments += ["-filter_complex", graph.joined(separator: ";")] }
+    arguments += maps
+    arguments += plan.video.arguments
+    if let audio = plan.audio { arguments += audio.arguments }
+    arguments += ["-movflags", "+faststart", "-f", plan.container, plan.output]
+    return FFmpegCommand(executable: request.ffmpeg, arguments: arguments, stdin: stdin)
+  }
+
+  /// `-f DEMUXER -protocol_whitelist file -i file:PATH`: the demuxer the probe found (so the CLI
+  /// cannot pick another), local files only, and a path that can never be read as an option or
+  /// a protocol.
+  private func input(_ source: Source) -> [String] {
+    let demuxer = source.clip.info.container.formatName.split(separator: ",").first.map(
+      String.init)
+    return (demuxer.map { ["-f", $0] } ?? []) + [
+      "-protocol_whitelist", "file", "-i", "file:" + source.clip.path,
+    ]
+  }
+
+  /// The concat list of a stream copy: one declared stream (the video track id), then each clip
+  /// with its exact duration on the timeline, rounded to microseconds at its end so rounding
+  /// never accumulates.
+  private func concatList(plan: MergePlan, sources: [Source]) -> String {
+    var lines = ["ffconcat version 1.0", "stream"]
+    if let id = sources[0].clip.videoContainerID { lines.append("exact_stream_id \(id)") }
+    let microseconds = Rational(1_000_000, 1)!
+    for (index, source) in sources.enumerated() {
+      let clip = plan.clips[index]
+      let length = clip.end.units(atRate: microseconds) - clip.start.units(atRate: microseconds)
+      let quoted = source.clip.absolutePath.replacing("'", with: "'\\''")
+      lines.append("file 'file:\(quoted)'")
+      lines.append("duration \(length / 1_000_000).\(sixDigits(length % 1_000_000))")
+    }
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  private func sixDigits(_ value: Int64) -> String {
+    let text = String(value)
+    return String(repeating: "0", count: max(0, 6 - text.count)) + text
+  }
+}

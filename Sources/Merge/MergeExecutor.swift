@@ -1,0 +1,108 @@
+import Compatibility
+import MediaProbe
+
+#if canImport(Glibc)
+  import Glibc
+#else
+  import Darwin
+#endif
+
+/// What a finished merge measured.
+public struct MergeResult: Sendable {
+  /// The probe of the written file (scanned and decoded).
+  public var output: MediaInfo
+  /// Seconds ffmpeg ran.
+  public var ffmpegSeconds: Double
+  /// Seconds the check of the output took (probe, scan, decode).
+  public var checkSeconds: Double
+  /// What ffmpeg printed on standard error (its warnings with `--verbose`).
+  public var ffmpegLog: String
+}
+
+/// Runs a plan: ffmpeg writes a temporary file beside the output, the file is probed, scanned
+/// and decoded, compared with the plan, and only then moved into place.
+public struct MergeExecutor: Sendable {
+  /// Replace an existing output (`--force`).
+  public var overwrite: Bool
+  /// Threads the output check's decoders may use.
+  public var decoderThreads: Int32
+
+  /// An executor.
+  public init(overwrite: Bool = false, decoderThreads: Int32 = 2) {
+    self.overwrite = overwrite
+    self.decoderThreads = decoderThreads
+  }
+
+  /// Fails early, before any work, when the output may not be written.
+  ///
+  /// - Throws: `MergeError.outputExists` or `.outputIsDirectory`.
+  public func checkOutput(_ plan: MergePlan) throws(MergeError) {
+    try StagedOutput.checkWritable(plan.output, overwrite: overwrite)
+  }
+
+  /// Runs `plan`; `progress` receives the seconds of the timeline written so far.
+  ///
+  /// - Throws: `MergeError.ffmpegNotFound`, `.ffmpegFailed`, `.outputMismatch`,
+  ///   `.outputExists`, `.outputIsDirectory` or `.writeError`. Nothing is left behind.
+  public func run(_ plan: MergePlan, progress: (Double) -> Void = { _ in }) throws(MergeError)
+    -> MergeResult
+  {
+    guard access(plan.ffmpeg.executable, X_OK) == 0 else { throw .ffmpegNotFound }
+    let staged = try StagedOutput(path: plan.output, overwrite: overwrite)
+    var arguments = plan.ffmpeg.arguments
+    arguments[arguments.count - 1] = staged.temporary
+
+    let started = now()
+    var pending: [UInt8] = []
+    let (status, errorOutput) = try ChildProcess.run(
+      executable: plan.ffmpeg.executable, arguments: arguments, input: plan.ffmpeg.stdin
+    ) { chunk in
+      pending += chunk
+      while let newline = pending.firstIndex(of: 0x0A) {
+        let line = String(decoding: pending[..<newline], as: UTF8.self)
+        pending.removeFirst(newline + 1)
+        if line.hasPrefix("out_time_us="), let micros = Int64(line.dropFirst(12)), micros >= 0 {
+          progress(Double(micros) / 1e6)
+        }
+      }
+    }
+    let ffmpegSeconds = now() - started
+    guard status == .exited(0) else {
+      let detail = Self.lastLines(errorOutput)
+      if errorOutput.contains("No space left on device") {
+        throw .writeError(path: plan.output, detail: detail)
+      }
+      throw .ffmpegFailed(status: status.description, detail: detail)
+    }
+
+    let checkStarted = now()
+    let prober = Prober(
+      options: ProbeOptions(scan: true, verify: .all, decoderThreads: decoderThreads))
+    let info: MediaInfo
+    do {
+      info = try prober.probe(.file(staged.temporary), path: plan.output)
+    } catch {
+      throw .outputMismatch(path: plan.output, problems: ["it cannot be probed: \(error.message)"])
+    }
+    let platform = plan.platform.flatMap { id in PlatformDatabase.all.first { $0.id == id } }
+    let problems = OutputCheck.problems(info, against: plan, platform: platform)
+    guard problems.isEmpty else { throw .outputMismatch(path: plan.output, problems: problems) }
+    try staged.commit()
+    return MergeResult(
+      output: info, ffmpegSeconds: ffmpegSeconds, checkSeconds: now() - checkStarted,
+      ffmpegLog: errorOutput)
+  }
+
+  /// The last few non-empty lines of what ffmpeg said.
+  static func lastLines(_ text: String, count: Int = 6) -> String {
+    text.split(separator: "\n").map { line in
+      String(line.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+    }.filter { !$0.isEmpty }.suffix(count).joined(separator: " | ")
+  }
+}
+
+private func now() -> Double {
+  var time = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &time)
+  return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}

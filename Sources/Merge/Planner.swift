@@ -1,0 +1,512 @@
+import Compatibility
+import MediaProbe
+
+/// Makes the plan of a merge from probed clips: pure (no I/O), so it is tested without files.
+///
+/// The timeline follows AVMutableComposition's sequential insertion: each clip starts where the
+/// previous one ended (`CMTimeAdd`, exact), and lasts the longer of its audio and video, the
+/// shorter stream padded (silence, or the last frame held) so audio never runs into the next
+/// clip. The render size is the guide's rule, the largest display width by the largest display
+/// height after rotation, unless `--size` says otherwise; each clip is turned upright from its
+/// display matrix (mirroring included) with transpose/flip filters, scaled and padded (or
+/// cropped) into it. See `reference/merge.md` for the measurements behind each choice.
+public struct MergePlanner: Sendable {
+  /// What was asked.
+  public let request: MergeRequest
+
+  /// A planner for `request`.
+  public init(request: MergeRequest) { self.request = request }
+
+  /// The encoder settings without `--platform`: H.264 High, 4:2:0, quality 20.
+  public static let defaultVideoArguments = [
+    "-c:v", "libx264", "-preset", "veryfast", "-crf", "20", "-profile:v", "high", "-pix_fmt",
+    "yuv420p",
+  ]
+  /// The audio settings without `--platform`: AAC-LC, 160 kbit/s.
+  public static let defaultAudioArguments = ["-c:a", "aac", "-b:a", "160k"]
+  /// The audio sample rate without `--platform`.
+  public static let defaultSampleRate = 48000
+  /// Why the audio is always encoded once.
+  public static let audioReason =
+    "audio is decoded and encoded once: copied AAC tracks keep each clip's priming and padding, "
+    + "which pushed the audio 21-29 ms later at every join (measured, FFmpeg 5.1); decoded, each "
+    + "clip's audio is trimmed or padded with silence to its exact span on the timeline"
+  /// Codecs an MP4 takes as they are.
+  static let mp4Copyable: Set<String> = ["h264", "hevc", "mpeg4", "av1", "vp9"]
+  /// Codecs a QuickTime file takes as they are.
+  static let movCopyable: Set<String> = mp4Copyable.union(["prores", "mjpeg", "dnxhd"])
+
+  /// Plans the merge of `clips`, in order.
+  ///
+  /// - Throws: `MergeError.incompatibleInputs` for a clip without a video stream, or with
+  ///   `--copy` when the video cannot be copied (every reason listed).
+  public func plan(_ clips: [ProbedClip]) throws(MergeError) -> MergePlan {
+    guard !clips.isEmpty else {
+      throw .incompatibleInputs(path: nil, reasons: ["no clips were given"])
+    }
+    let container = MergeRequest.container(for: request.output) ?? "mp4"
+    let sources = try clips.enumerated().map { index, clip throws(MergeError) in
+      try Source(index: index, clip: clip)
+    }
+
+    // The timeline: CMTimeAdd of the clips' spans.
+    var ends: [MergeTime] = []
+    var cursor = MergeTime.zero
+    for source in sources {
+      cursor = cursor + source.duration
+      ends.append(cursor)
+    }
+
+    let blockers = copyBlockers(sources, container: container)
+    let method: VideoMethod = blockers.isEmpty ? .copy : .encode
+    if request.method == .copy && !blockers.isEmpty {
+      throw .incompatibleInputs(path: nil, reasons: blockers.map(\.reason))
+    }
+    let render = method == .copy ? copyRender(sources) : encodeRender(sources)
+    let audio = audioEncoding(sources)
+    let rate = render.frameRate ?? Rational(30, 1)!
+    let sampleRate = Rational(Int64(audio?.sampleRate ?? Self.defaultSampleRate), 1)!
+
+    var planned: [PlannedClip] = []
+    for (index, source) in sources.enumerated() {
+      let start = index == 0 ? MergeTime.zero : ends[index - 1]
+      let end = ends[index]
+      var clip = PlannedClip(
+        index: index, path: source.clip.path, start: start, duration: source.duration, end: end,
+        video: source.video, audio: source.audio,
+        padding: ClipPadding(
+          video: source.duration - source.video.duration,
+          audio: source.duration - (source.audio?.duration ?? .zero)),
+        transform: nil, frames: nil, samples: nil, videoFilter: nil, audioFilter: nil)
+      if method == .encode {
+        let frames = end.units(atRate: rate) - start.units(atRate: rate)
+        let transform = Self.transform(source.video, into: render)
+        clip.transform = transform
+        clip.frames = frames
+        clip.videoFilter = Self.videoFilter(
+          transform, render: render, rate: rate, frames: frames)
+      }
+      if let audio {
+        let samples = end.units(atRate: sampleRate) - start.units(atRate: sampleRate)
+        clip.samples = samples
+        clip.audioFilter = Self.audioFilter(
+          hasAudio: source.audio != nil, output: audio, samples: samples)
+      }
+      planned.append(clip)
+    }
+
+    let video = videoEncoding(method: method, sources: sources)
+    let expected = expectedOutput(
+      method: method, sources: sources, clips: planned, render: render, video: video,
+      audio: audio)
+    var plan = MergePlan(
+      schemaVersion: 1, output: request.output, container: container, clips: planned,
+      duration: cursor, method: method, copyBlockers: blockers, render: render, video: video,
+      audio: audio, platform: request.platform?.id,
+      ffmpeg: FFmpegCommand(executable: request.ffmpeg, arguments: [], stdin: nil),
+      expected: expected)
+    plan.ffmpeg = command(for: plan, sources: sources)
+    return plan
+  }
+
+  // MARK: - Clips
+
+  /// A clip with the streams the merge uses.
+  struct Source {
+    let index: Int
+    let clip: ProbedClip
+    let stream: MediaStream
+    let video: ClipVideo
+    let audio: ClipAudio?
+    /// The clip's span: the probe's union of its streams, never shorter than either.
+    let duration: MergeTime
+
+    init(index: Int, clip: ProbedClip) throws(MergeError) {
+      self.index = index
+      self.clip = clip
+      let label = "clip \(index + 1) (\(clip.path))"
+      guard let stream = clip.videoStream, let info = stream.video else {
+        throw .incompatibleInputs(
+          path: clip.path, reasons: ["\(label) has no video stream (cover art does not count)"])
+      }
+      guard let duration = stream.duration.map(MergeTime.init), duration > .zero else {
+        throw .incompatibleInputs(
+          path: clip.path, reasons: ["\(label): its video stream presents no frames"])
+      }
+      self.stream = stream
+      let orientation = info.orientation
+      video = ClipVideo(
+        stream: stream.index, codec: stream.codec.name, profile: stream.codec.profile,
+        width: info.width, height: info.height, displayWidth: orientation.displayWidth,
+        displayHeight: orientation.displayHeight, orientation: orientation.name,
+        rotation: orientation.rotation, mirrored: orientation.mirrored,
+        frameRate: info.frameRate.best, timeBase: stream.timeBase, duration: duration)
+      if let audioStream = clip.audioStream, let details = audioStream.audio,
+        let audioDuration = audioStream.duration.map(MergeTime.init), audioDuration > .zero
+      {
+        audio = ClipAudio(
+          stream: audioStream.index, codec: audioStream.codec.name,
+          sampleRate: details.sampleRate, channels: details.channels,
+          channelLayout: details.channelLayout, duration: audioDuration)
+      } else {
+        audio = nil
+      }
+      var span = clip.info.duration.map(MergeTime.init) ?? duration
+      span = max(span, duration, audio?.duration ?? .zero)
+      self.duration = span
+    }
+
+    var label: String { "clip \(index + 1) (\(clip.path))" }
+  }
+
+  // MARK: - Copy or encode
+
+  /// Every reason the video cannot be copied: what the request asks, what the container takes,
+  /// what differs between each clip and the first, and what the platform does not play.
+  func copyBlockers(_ sources: [Source], container: String) -> [CopyBlocker] {
+    var blockers: [CopyBlocker] = []
+    if request.method == .encode {
+      blockers.append(CopyBlocker(clip: nil, field: "request", reason: "--encode asks for it"))
+    }
+    if let size = request.size {
+      blockers.append(
+        CopyBlocker(
+          clip: nil, field: "request",
+          reason: "--size \(size) asks for a render size (a copy keeps the clips' own)"))
+    }
+    let first = sources[0]
+    let copyable = container == "mov" ? Self.movCopyable : Self.mp4Copyable
+    if !copyable.contains(first.video.codec) {
+      blockers.append(
+        CopyBlocker(
+          clip: 0, field: "video.codec",
+          reason: "\(first.label): \(first.video.codec) video cannot be copied into "
+            + "\(container == "mov" ? "QuickTime" : "MP4")"))
+    }
+    for source in sources where source.clip.absolutePath.contains("\n") {
+      blockers.append(
+        CopyBlocker(
+          clip: source.index, field: "path",
+          reason: "\(source.label): a path with a line break cannot be named in a concat list"))
+    }
+    for source in sources where source.clip.videoPacketsOutsideEdits > 0 {
+      let count = source.clip.videoPacketsOutsideEdits
+      blockers.append(
+        CopyBlocker(
+          clip: source.index, field: "video.edit_list",
+          reason: "\(source.label): \(count) video packet\(count == 1 ? "" : "s") lie outside "
+            + "its edit list (a copy would show them)"))
+    }
+    for source in sources.dropFirst() {
+      blockers += differences(source, from: first)
+    }
+    if let platform = request.platform {
+      let checker = CompatibilityChecker()
+      for source in sources {
+        let verdict = checker.check(source.clip.info, on: platform)
+        for finding in verdict.findings
+        where finding.severity == .fail && finding.fix == .transcodeVideo {
+          blockers.append(
+            CopyBlocker(
+              clip: source.index, field: "platform",
+              reason: "\(source.label) does not play on \(platform.id): \(finding.reason)"))
+        }
+      }
+    }
+    return blockers
+  }
+
+  /// What differs between `source` and the first clip, field by field.
+  func differences(_ source: Source, from first: Source) -> [CopyBlocker] {
+    var blockers: [CopyBlocker] = []
+    func compare(_ field: String, _ what: String, _ mine: String?, _ theirs: String?, _ why: String)
+    {
+      guard mine != theirs else { return }
+      blockers.append(
+        CopyBlocker(
+          clip: source.index, field: field,
+          reason: "\(source.label): \(what) \(mine ?? "unknown") differs from clip 1's "
+            + "\(theirs ?? "unknown")" + (why.isEmpty ? "" : " (\(why))")))
+    }
+    let (a, b) = (source.stream, first.stream)
+    let (av, bv) = (a.video!, b.video!)
+    compare("video.codec", "video codec", a.codec.name, b.codec.name, "")
+    compare("video.tag", "codec tag", a.codec.tag, b.codec.tag, "one sample entry per track")
+    compare("video.profile", "profile", a.codec.profile, b.codec.profile, "")
+    compare("video.level", "level", a.codec.level, b.codec.level, "")
+    compare(
+      "video.size", "coded size", "\(av.width)x\(av.height)", "\(bv.width)x\(bv.height)", "")
+    compare("video.pixel_format", "pixel format", av.pixelFormat, bv.pixelFormat, "")
+    compare(
+      "video.sample_aspect_ratio", "sample aspect ratio", ratio(av.sampleAspectRatio),
+      ratio(bv.sampleAspectRatio), "")
+    compare(
+      "video.time_base", "video time base", ratio(a.timeBase), ratio(b.timeBase),
+      "the concat demuxer does not rescale timestamps: the clip would play at the wrong speed")
+    if source.clip.videoExtradata != first.clip.videoExtradata {
+      compare(
+        "video.extradata", "codec configuration",
+        Self.describe(source.clip.videoExtradata), Self.describe(first.clip.videoExtradata),
+        "SPS/PPS: a decoder set up by one misreads the other's pictures")
+    }
+    compare(
+      "orientation", "display matrix", matrix(av.orientation), matrix(bv.orientation),
+      "one matrix applies to the whole track")
+    compare(
+      "video.track_id", "video track id", source.clip.videoContainerID.map { "\($0)" },
+      first.clip.videoContainerID.map { "\($0)" },
+      "the concat list selects the video by track id")
+    return blockers
+  }
+
+  private func ratio(_ value: Rational?) -> String? { value.map { "\($0.num)/\($0.den)" } }
+
+  private func matrix(_ orientation: Orientation) -> String {
+    let t = orientation.transform
+    let numbers = [t.a, t.b, t.c, t.d].map { $0 == $0.rounded() ? "\(Int($0))" : "\($0)" }
+    return "\(orientation.name) (\(numbers.joined(separator: ",")))"
+  }
+
+  /// `41 bytes, fnv 0123abcd`: enough to tell two configurations apart in a message.
+  static func describe(_ bytes: [UInt8]) -> String {
+    guard !bytes.isEmpty else { return "none" }
+    var hash: UInt32 = 0x811C_9DC5
+    for byte in bytes { hash = (hash ^ UInt32(byte)) &* 0x0100_0193 }
+    let hex = String(hash, radix: 16)
+    return "\(bytes.count) bytes, fnv \(String(repeating: "0", count: 8 - hex.count))\(hex)"
+  }
+
+  // MARK: - Render size and rate
+
+  /// A copy keeps the first clip's size, matrix and rate.
+  func copyRender(_ sources: [Source]) -> RenderPlan {
+    let video = sources[0].video
+    return RenderPlan(
+      width: video.width, height: video.height,
+      sizeRule: "the clips' own size (stream copy: the pictures are not decoded)", fit: nil,
+      frameRate: video.frameRate)
+  }
+
+  /// The guide's rule (largest display width by largest display height), or `--size`; then
+  /// shrunk into the platform's largest size; then made even. The rate is the highest clip
+  /// rate (AVFoundation: 1 / the greatest nominal frame rate), capped by the platform.
+  func encodeRender(_ sources: [Source]) -> RenderPlan {
+    var width: Int
+    var height: Int
+    var rule: String
+    if let size = request.size {
+      (width, height, rule) = (size.width, size.height, "--size \(size)")
+    } else {
+      let widest = sources.max { $0.video.displayWidth < $1.video.displayWidth }!
+      let tallest = sources.max { $0.video.displayHeight < $1.video.displayHeight }!
+      width = widest.video.displayWidth
+      height = tallest.video.displayHeight
+      rule =
+        "the largest display width (clip \(widest.index + 1)) by the largest display height "
+        + "(clip \(tallest.index + 1)), after rotation"
+    }
+    var rate =
+      sources.compactMap(\.video.frameRate).filter { $0.num > 0 }.max { $0.value < $1.value }
+      ?? Rational(30, 1)!
+    if let platform = request.platform {
+      let recipe = platform.transcode
+      if let box = recipe.maxSize, box.count == 2 {
+        let (boxWidth, boxHeight) = width >= height ? (box[0], box[1]) : (box[1], box[0])
+        if width > boxWidth || height > boxHeight {
+          let scale = min(Double(boxWidth) / Double(width), Double(boxHeight) / Double(height))
+          width = Int(Double(width) * scale)
+          height = Int(Double(height) * scale)
+          rule += ", shrunk to fit \(platform.id)'s \(boxWidth)x\(boxHeight)"
+        }
+      }
+      if let cap = recipe.maxFrameRate, rate.value > cap + 0.01 {
+        rate = Rational(Int64((cap * 1000).rounded()), 1000)!
+      }
+    }
+    width = max(2, width / 2 * 2)
+    height = max(2, height / 2 * 2)
+    return RenderPlan(
+      width: width, height: height, sizeRule: rule, fit: request.fit, frameRate: rate)
+  }
+
+  // MARK: - Per-clip transforms and filters
+
+  /// The filters that turn a clip upright from its display matrix: the rotation, then the flip
+  /// when mirrored, folded into one filter where FFmpeg has one.
+  public static func uprightFilters(rotation: Int, mirrored: Bool) -> [String] {
+    switch (rotation, mirrored) {
+    case (90, false): ["transpose=clock"]
+    case (180, false): ["hflip", "vflip"]
+    case (270, false): ["transpose=cclock"]
+    case (0, true): ["hflip"]
+    case (90, true): ["transpose=cclock_flip"]  // rotate clockwise, then flip: a transposition
+    case (180, true): ["vflip"]
+    case (270, true): ["transpose=clock_flip"]
+    default: []
+    }
+  }
+
+  /// Where the upright clip lands in the render: scaled to fit inside (black bars) or to cover
+  /// (cropped), centred, even sizes and offsets (4:2:0 chroma).
+  static func transform(_ video: ClipVideo, into render: RenderPlan) -> ClipTransform {
+    let (width, height) = (Double(video.displayWidth), Double(video.displayHeight))
+    let (renderWidth, renderHeight) = (Double(render.width), Double(render.height))
+    let fits = render.fit != .fill
+    let scale =
+      fits
+      ? min(renderWidth / width, renderHeight / height)
+      : max(renderWidth / width, renderHeight / height)
+    func even(_ value: Double) -> Int { max(2, Int((value / 2).rounded()) * 2) }
+    var scaledWidth = even(width * scale)
+    var scaledHeight = even(height * scale)
+    if fits {
+      scaledWidth = min(scaledWidth, render.width)
+      scaledHeight = min(scaledHeight, render.height)
+    } else {
+      scaledWidth = max(scaledWidth, render.width)
+      scaledHeight = max(scaledHeight, render.height)
+    }
+    let x = (render.width - scaledWidth) / 2 / 2 * 2
+    let y = (render.height - scaledHeight) / 2 / 2 * 2
+    return ClipTransform(
+      upright: uprightFilters(rotation: video.rotation, mirrored: video.mirrored), x: x, y: y,
+      width: scaledWidth, height: scaledHeight)
+  }
+
+  /// One clip's video chain: frame rate first (the first frame repeated back to the clip's
+  /// start if the video starts late), upright, scaled, padded or cropped, square pixels, 4:2:0,
+  /// then exactly `frames` frames (the last one held when the audio is longer).
+  static func videoFilter(
+    _ transform: ClipTransform, render: RenderPlan, rate: Rational, frames: Int64
+  ) -> String {
+    var filters = ["fps=\(rate.num)/\(rate.den):start_time=0"]
+    filters += transform.upright
+    filters.append("scale=\(transform.width):\(transform.height)")
+    if transform.x >= 0 && transform.y >= 0 {
+      if transform.width != render.width || transform.height != render.height {
+        filters.append("pad=\(render.width):\(render.height):\(transform.x):\(transform.y)")
+      }
+    } else {
+      filters.append("crop=\(render.width):\(render.height):\(-transform.x):\(-transform.y)")
+    }
+    filters += [
+      "setsar=1", "format=yuv420p", "tpad=stop=-1:stop_mode=clone", "trim=end_frame=\(frames)",
+      "setpts=PTS-STARTPTS",
+    ]
+    return filters.joined(separator: ",")
+  }
+
+  /// One clip's audio chain: resampled to the output's rate and layout, silence in front if it
+  /// starts late and behind if it is shorter, exactly `samples` samples. A clip without audio
+  /// gets that much silence.
+  static func audioFilter(hasAudio: Bool, output: AudioEncoding, samples: Int64) -> String {
+    let rate = output.sampleRate
+    let layout = output.channelLayout
+    let head =
+      hasAudio
+      ? [
+        "aresample=\(rate):async=1:first_pts=0",
+        "aformat=sample_fmts=fltp:sample_rates=\(rate):channel_layouts=\(layout)", "apad",
+      ]
+      : ["anullsrc=r=\(rate):cl=\(layout)", "aformat=sample_fmts=fltp"]
+    return (head + ["atrim=end_sample=\(samples)", "asetpts=N/SR/TB"]).joined(separator: ",")
+  }
+
+  // MARK: - Output streams
+
+  /// The output's video settings: `-c:v copy`, the platform's recipe, or the defaults.
+  func videoEncoding(method: VideoMethod, sources: [Source]) -> VideoEncoding {
+    if method == .copy {
+      var arguments = ["-c:v", "copy"]
+      if let tag = request.platform?.transcode.videoTag, sources[0].stream.codec.tag != tag,
+        sources[0].video.codec == (tag == "hvc1" ? "hevc" : "h264")
+      {
+        arguments += ["-tag:v", tag]
+      }
+      return VideoEncoding(method: .copy, codec: sources[0].video.codec, arguments: arguments)
+    }
+    guard let recipe = request.platform?.transcode else {
+      return VideoEncoding(method: .encode, codec: "h264", arguments: Self.defaultVideoArguments)
+    }
+    var arguments = recipe.video
+    if let bitRate = recipe.videoBitRate {
+      arguments += [
+        "-b:v", "\(bitRate)", "-maxrate", "\(bitRate * 5 / 4)", "-bufsize", "\(bitRate * 2)",
+      ]
+    }
+    if let tag = recipe.videoTag { arguments += ["-tag:v", tag] }
+    return VideoEncoding(
+      method: .encode, codec: Self.codecName(encoderIn: recipe.video), arguments: arguments)
+  }
+
+  /// The codec an ffmpeg encoder writes (`libx264` -> `h264`).
+  static func codecName(encoderIn arguments: [String]) -> String {
+    guard let at = arguments.firstIndex(where: { $0 == "-c:v" || $0 == "-vcodec" }),
+      at + 1 < arguments.count
+    else { return "h264" }
+    switch arguments[at + 1] {
+    case "libx264", "h264": return "h264"
+    case "libx265", "hevc": return "hevc"
+    case "libvpx-vp9": return "vp9"
+    case "libaom-av1", "libsvtav1", "librav1e": return "av1"
+    case "mpeg4", "libxvid": return "mpeg4"
+    default: return arguments[at + 1]
+    }
+  }
+
+  /// The output's audio: AAC once (see `audioReason`), at the platform's rate and channel
+  /// limits; nil when no clip has audio.
+  func audioEncoding(_ sources: [Source]) -> AudioEncoding? {
+    guard sources.contains(where: { $0.audio != nil }) else { return nil }
+    var sampleRate = Self.defaultSampleRate
+    var channels = 2
+    var arguments = Self.defaultAudioArguments
+    if let recipe = request.platform?.transcode {
+      sampleRate = min(sampleRate, recipe.audioSampleRate)
+      channels = min(channels, max(1, recipe.audioChannels))
+      arguments = recipe.audio
+    }
+    arguments += ["-ar", "\(sampleRate)", "-ac", "\(channels)"]
+    return AudioEncoding(
+      codec: "aac", sampleRate: sampleRate, channels: channels,
+      channelLayout: channels == 1 ? "mono" : "stereo", arguments: arguments,
+      reason: Self.audioReason)
+  }
+
+  /// What the written file must show.
+  func expectedOutput(
+    method: VideoMethod, sources: [Source], clips: [PlannedClip], render: RenderPlan,
+    video: VideoEncoding, audio: AudioEncoding?
+  ) -> ExpectedOutput {
+    let rate = render.frameRate ?? Rational(30, 1)!
+    let videoDuration: MergeTime
+    let displayWidth: Int
+    let displayHeight: Int
+    let orientation: String
+    if method == .copy {
+      // The concat demuxer starts the last clip at its place; its video lasts what it lasts.
+      let last = sources.last!
+      videoDuration = clips.last!.start + last.video.duration
+      (displayWidth, displayHeight) = (last.video.displayWidth, last.video.displayHeight)
+      orientation = sources[0].video.orientation
+    } else {
+      videoDuration = MergeTime(units: clips.compactMap(\.frames).reduce(0, +), rate: rate)
+      (displayWidth, displayHeight) = (render.width, render.height)
+      orientation = "up"
+    }
+    var audioDuration: MergeTime?
+    if let audio {
+      audioDuration = MergeTime(
+        units: clips.compactMap(\.samples).reduce(0, +),
+        rate: Rational(Int64(audio.sampleRate), 1)!)
+    }
+    return ExpectedOutput(
+      width: render.width, height: render.height, displayWidth: displayWidth,
+      displayHeight: displayHeight, orientation: orientation, videoCodec: video.codec,
+      audioCodec: audio?.codec, duration: max(videoDuration, audioDuration ?? .zero),
+      videoDuration: videoDuration, audioDuration: audioDuration,
+      videoTolerance: MergeTime(units: 1, rate: rate),
+      audioTolerance: MergeTime(
+        value: 1024, timescale: Int64(audio?.sampleRate ?? Self.defaultSampleRate)))
+  }
+}

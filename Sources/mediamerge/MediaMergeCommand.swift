@@ -1,0 +1,281 @@
+import ArgumentParser
+import Compatibility
+import MediaProbe
+import Merge
+import Synchronization
+import ToolSupport
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+@main
+struct MediaMergeCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "mediamerge",
+    abstract:
+      "Join clips upright on one exact timeline (AVMutableComposition's job), copy or encode.",
+    discussion: """
+      Probes the clips (as mediaprobe --scan, so durations are exact), makes a plan, runs ffmpeg \
+      (a runtime dependency, found on PATH) and checks what it wrote before keeping it.
+
+      TIMELINE: each clip starts where the previous one ended (exact rationals, as CMTimeAdd) and \
+      lasts the longer of its audio and video; the shorter one is padded (silence, or the last \
+      frame held), so audio never runs into the next clip. A clip without audio gets silence.
+
+      RENDER: by default the largest display width by the largest display height among the \
+      clips after rotation (Apple's editing guide), or --size WxH. Each clip is turned upright \
+      from its display matrix, mirroring included (transpose/flip filters, not the CLI's \
+      autorotation), scaled to fit inside with black bars (--fit, default) or to cover, cropped \
+      (--fill), square pixels, at the highest clip frame rate.
+
+      METHOD: the video is stream-copied when every clip shares its codec parameters (codec, \
+      tag, profile, level, coded size, pixel format, sample aspect ratio, time base, SPS/PPS, \
+      display matrix, track id) and nothing asks for more (--size, --encode, a --platform the \
+      clips do not play on); otherwise every clip is decoded and encoded once, H.264 (libx264 \
+      veryfast, CRF 20, High, 4:2:0) and AAC 160 kbit/s 48 kHz stereo in MP4 with +faststart, or \
+      with --platform P the recipe of mediacompat's database for P (its size and frame-rate \
+      limits too). The plan says exactly why a copy was not possible. The audio is always \
+      decoded and encoded once: copied AAC keeps every clip's priming, 21-29 ms of drift per \
+      join. --copy fails (incompatible_inputs) instead of encoding; --encode never copies.
+
+      OUTPUT: -o names the file (.mp4, .m4v or .mov). ffmpeg writes a temporary file in the same \
+      directory; it is probed, scanned and decoded, and kept only if it decodes cleanly and \
+      matches the plan (durations within one frame, one AAC frame for audio; size; upright \
+      orientation, or the clips' own matrix when copied; streams; with --platform, a pass on \
+      that platform). Then it is moved into place; an existing file is replaced only with \
+      --force. SIGINT or SIGTERM kill ffmpeg and leave nothing. Progress shows on a terminal.
+
+      PLAN: --plan prints the plan as JSON (schemas/mediamerge-plan.schema.json: the timeline \
+      with exact starts and durations, each clip's streams, padding, transform and filters, the \
+      method and every copy blocker, the exact ffmpeg arguments and its standard input, and \
+      what the output must show) and does nothing else. --dry-run plans, checks that the \
+      output may be written and prints the summary, without running ffmpeg.
+
+      ERRORS: every failure has a stable code, printed in brackets (and in the JSON error \
+      record with --plan): the probe's codes for a clip (not_found, not_a_file, truncated, ...), \
+      incompatible_inputs, ffmpeg_not_found, ffmpeg_failed, output_mismatch, output_exists, \
+      output_is_directory, write_error, interrupted.
+
+      EXIT STATUS: 0 the output was written and checked (or the plan made), 1 it was not (any \
+      error above), 64 usage errors (--allow-network too: clips are local files, each read \
+      twice), 130 or 143 when interrupted by SIGINT or SIGTERM. \
+      \(CommonHelp.dashes)
+
+      EXAMPLES:
+        mediamerge a.mp4 b.mov c.mp4 -o merged.mp4
+        mediamerge --plan clip1.mp4 clip2.mp4 -o out.mp4 | jq '.method, .copy_blockers'
+        mediamerge --platform ios-17 --size 1280x720 --fill *.mov -o reel.mp4
+        mediamerge --copy part1.mp4 part2.mp4 -o whole.mp4 || echo "not copy-compatible"
+      """,
+    version: "0.1.0")
+
+  @Argument(help: "The clips, in timeline order (local files; each is read twice).")
+  var clips: [String] = []
+
+  @Option(
+    name: [.short, .long],
+    help: ArgumentHelp("The merged file (.mp4, .m4v or .mov).", valueName: "file"))
+  var output: String
+
+  @Flag(help: "Replace an existing output file.")
+  var force = false
+
+  @Flag(help: "Print the plan as JSON and do nothing else.")
+  var plan = false
+
+  @Flag(help: "Plan and check that the output may be written, print the summary, run nothing.")
+  var dryRun = false
+
+  @Flag var method: MethodChoice = .auto
+
+  @Option(
+    help: ArgumentHelp(
+      "Render at this size (even numbers; default: the largest display width by the largest display height).",
+      valueName: "WxH"))
+  var size: RenderSize?
+
+  @Flag var fit: FitMode = .fit
+
+  @Option(
+    name: [.short, .long],
+    help: ArgumentHelp(
+      "Encode with this platform's recipe (mediacompat's database) and check the output passes there.",
+      valueName: "platform"),
+    completion: .list(PlatformDatabase.names))
+  var platform: String?
+
+  @OptionGroup var parallel: ParallelOptions
+
+  @OptionGroup var diagnostics: DiagnosticOptions
+
+  @OptionGroup var input: InputOptions
+
+  @OptionGroup var limits: TimeLimitOptions
+
+  static func main() { mainAsTool() }
+
+  func validate() throws {
+    if clips.isEmpty && input.filesFrom == nil { throw ValidationError("give the clips to merge") }
+    if clips.contains("-") {
+      throw ValidationError("standard input cannot be a clip (each clip is read twice)")
+    }
+    if input.allowNetwork {
+      throw ValidationError("mediamerge merges local files only: --allow-network does not apply")
+    }
+    if MergeRequest.container(for: output) == nil {
+      throw ValidationError("the output must end in .mp4, .m4v or .mov")
+    }
+    if plan && dryRun { throw ValidationError("--plan and --dry-run cannot be combined") }
+    if method == .copy && (size != nil || fit == .fill || platform != nil) {
+      throw ValidationError("--copy keeps the clips as they are: no --size, --fill or --platform")
+    }
+    if let platform { _ = try Self.platform(named: platform) }
+  }
+
+  /// The one platform (or alias for platforms with the same recipe) `--platform` names.
+  static func platform(named name: String) throws -> Platform {
+    guard let platforms = PlatformDatabase.resolve(name), let first = platforms.first else {
+      throw ValidationError("unknown platform '\(name)' (see mediacompat --list-platforms)")
+    }
+    if platforms.contains(where: { $0.transcode != first.transcode }) {
+      throw ValidationError(
+        "'\(name)' names platforms with different recipes; name one of "
+          + platforms.map(\.id).joined(separator: ", "))
+    }
+    return first
+  }
+
+  func run() throws {
+    installInterruptHandlers {
+      RunningMerge.abort()
+      Console.error("mediamerge", "interrupted: nothing was written [interrupted]")
+    }
+    ignoreBrokenPipe()
+    tuneMemoryAllocator()
+    diagnostics.ffmpegLogLevel.apply()
+
+    var paths: [String] = []
+    let list = try input.inputs(arguments: clips)
+    while let next = list.next() {
+      guard case .path(let path) = next else {
+        throw ValidationError("standard input cannot be a clip (each clip is read twice)")
+      }
+      paths.append(path)
+    }
+    if paths.isEmpty { throw ValidationError("the list names no clips") }
+
+    let (probed, errors) = probe(paths)
+    if !errors.isEmpty {
+      for (index, error) in errors.enumerated() { report(error, json: index == 0) }
+      throw ExitCode(ExitStatus.failure)
+    }
+    do throws(MergeError) {
+      let request = MergeRequest(
+        output: output, size: size, fit: fit, method: method,
+        platform: try? platform.map(Self.platform(named:)),
+        ffmpeg: FFmpegLocator.find() ?? "ffmpeg", verbose: diagnostics.verbose)
+      let merge = try MergePlanner(request: request).plan(probed)
+      if plan {
+        let json = try? JSONEncoder.mediaTools().encode(merge)
+        Console.out(String(decoding: json ?? Data(), as: UTF8.self) + "\n")
+        return
+      }
+      if !diagnostics.quiet { Console.errorText(MergeSummary.plan(merge)) }
+      if diagnostics.verbose {
+        Console.errorText("command: \(MergeSummary.commandLine(merge))\n")
+      }
+      let executor = MergeExecutor(overwrite: force)
+      try executor.checkOutput(merge)
+      if dryRun {
+        if !diagnostics.quiet { Console.errorText("dry run: nothing was written\n") }
+        return
+      }
+      let bar = ProgressBar(label: output, quiet: diagnostics.quiet)
+      let total = merge.duration.seconds
+      let result: MergeResult
+      do throws(MergeError) {
+        result = try executor.run(merge) { bar.update(done: $0, total: total) }
+      } catch {
+        bar.finish()
+        throw error
+      }
+      bar.finish()
+      if diagnostics.verbose && !result.ffmpegLog.isEmpty {
+        Console.errorText("ffmpeg said:\n\(result.ffmpegLog)")
+      }
+      if !diagnostics.quiet { Console.errorText(MergeSummary.result(merge, result)) }
+    } catch {
+      report(error)
+      throw ExitCode(ExitStatus.failure)
+    }
+  }
+
+  /// Probes every clip (`--jobs` at once), in order.
+  ///
+  /// - Returns: the clips, and the errors of those that could not be probed, in order.
+  func probe(_ paths: [String]) -> (clips: [ProbedClip], errors: [MergeError]) {
+    let prober = ClipProber(
+      allowReferences: input.allowReferences, timeout: limits.timeout, maxBytes: input.maxBytes)
+    let results = Mutex<[Int: Result<ProbedClip, MergeError>]>([:])
+    orderedParallel(count: paths.count, jobs: parallel.jobs) { index in
+      do throws(MergeError) {
+        return Result<ProbedClip, MergeError>.success(try prober.probe(paths[index]))
+      } catch {
+        return .failure(error)
+      }
+    } emit: { index, result in
+      results.withLock { $0[index] = result }
+    }
+    var clips: [ProbedClip] = []
+    var errors: [MergeError] = []
+    for index in paths.indices {
+      switch results.withLock({ $0[index] })! {
+      case .success(let clip): clips.append(clip)
+      case .failure(let error): errors.append(error)
+      }
+    }
+    return (clips, errors)
+  }
+
+  /// The error on standard error (with its code), and as a JSON record with `--plan` (one
+  /// record: the first error's).
+  func report(_ error: MergeError, json: Bool = true) {
+    Console.error(
+      "mediamerge", (error.path.map { "\($0): " } ?? "") + error.message + " [\(error.code)]")
+    if plan, json,
+      let data = try? JSONEncoder.mediaTools().encode(
+        ErrorRecord(path: error.path ?? output, code: error.code, message: error.message))
+    {
+      Console.out(String(decoding: data, as: UTF8.self) + "\n")
+    }
+  }
+}
+
+extension MethodChoice: EnumerableFlag {
+  /// The help line of each method flag.
+  public static func help(for value: MethodChoice) -> ArgumentHelp? {
+    switch value {
+    case .auto: "Copy the video when every clip shares its codec parameters, else encode (default)."
+    case .copy: "Copy the video or fail (incompatible_inputs, with every reason)."
+    case .encode: "Always decode, normalise and encode."
+    }
+  }
+}
+
+extension FitMode: EnumerableFlag {
+  /// The help line of each fitting flag.
+  public static func help(for value: FitMode) -> ArgumentHelp? {
+    switch value {
+    case .fit: "Fit each clip inside the render size, black bars around it (default)."
+    case .fill: "Fill the render size with each clip, cropping what overflows."
+    }
+  }
+}
+
+extension RenderSize: ExpressibleByArgument {
+  /// Parses `WIDTHxHEIGHT` (even numbers).
+  public init?(argument: String) { self.init(parsing: argument) }
+}
