@@ -23,6 +23,8 @@ final class StreamVerifier {
   private var recent = [Int64?](repeating: nil, count: 256)
   private var sequence: UInt32 = 0
   private var lastFailedPacket: UInt32?
+  /// Logged errors whose packets the decoder has not (yet) returned an error for.
+  private var unmatchedLoggedErrors = 0
 
   private(set) var frames: Int64 = 0
   private(set) var samples: Int64 = 0
@@ -60,7 +62,9 @@ final class StreamVerifier {
       sequence &+= 1
       recent[Int(sequence % UInt32(recent.count))] = packet.pts ?? packet.dts
       decoder.logToken = log.token(packet: sequence)
-      for message in logged { report(packet: sequence, kind: .invalidData, message: message) }
+      for message in logged where report(packet: sequence, kind: .invalidData, message: message) {
+        unmatchedLoggedErrors += 1
+      }
       if packet.isCorrupt {
         sawTruncatedPacket = true
         report(
@@ -79,9 +83,16 @@ final class StreamVerifier {
       return true
     }
     // The decoder's own words first ("Header missing"), then what it returned ("Invalid data
-    // found when processing input"): one damaged packet counts once.
+    // found when processing input"). With frame threads the returned error surfaces a few
+    // packets later (or while draining) than the message about the same packet: a returned
+    // error counts only when no logged error is waiting for its return code, so the count does
+    // not depend on the threads.
     collectLog()
     for failure in failures {
+      if unmatchedLoggedErrors > 0 {
+        unmatchedLoggedErrors -= 1
+        continue
+      }
       let kind: DecodeErrorKind = failure.error.isInvalidData ? .invalidData : .decoderFailed
       report(packet: current, kind: kind, message: failure.error.message)
     }
@@ -140,18 +151,23 @@ final class StreamVerifier {
       } else {
         continue  // warnings and notes that are not damage
       }
-      report(packet: message.packet, kind: kind, message: text)
+      if report(packet: message.packet, kind: kind, message: text) { unmatchedLoggedErrors += 1 }
     }
     if dropped > 0 { errorCount += dropped }
   }
 
   /// Counts one damaged packet (several messages about the same packet count once) and
   /// describes the first ones.
-  private func report(packet: UInt32?, kind: DecodeErrorKind, message: String, pts: Int64? = nil) {
-    if let packet, packet == lastFailedPacket { return }
+  ///
+  /// - Returns: false when the packet was counted already.
+  @discardableResult
+  private func report(packet: UInt32?, kind: DecodeErrorKind, message: String, pts: Int64? = nil)
+    -> Bool
+  {
+    if let packet, packet == lastFailedPacket { return false }
     lastFailedPacket = packet
     errorCount += 1
-    guard errors.count < Self.described else { return }
+    guard errors.count < Self.described else { return true }
     var timestamp = pts
     if timestamp == nil, let packet, sequence &- packet < UInt32(recent.count) {
       timestamp = recent[Int(packet % UInt32(recent.count))] ?? nil
@@ -160,6 +176,7 @@ final class StreamVerifier {
       DecodeError(
         time: timestamp.map { Double($0) * av_q2d(timeBase) }, pts: timestamp, kind: kind,
         message: message))
+    return true
   }
 
   /// Every packet is decoded (not only keyframes).
