@@ -108,6 +108,9 @@ public final class InputList: Sendable {
       while true {
         if let input = state.pending.popLast() { return input }
         guard let entry = state.reader?.next() else { return nil }
+        // A list names files: "-" in a list is a file named "-", never standard input (which
+        // may be the list itself).
+        if entry == "-" { return .path("./-") }
         let expanded = expandInputs([entry], recursive: state.recursive)
         state.pending = expanded.reversed()
       }
@@ -150,15 +153,15 @@ private final class ListReader {
 
   deinit { if owns { close(fd) } }
 
-  /// The next non-empty entry (a trailing carriage return dropped from newline-separated
-  /// entries), or nil at the end.
+  /// The next entry (a trailing carriage return dropped from newline-separated entries), or nil
+  /// at the end. An empty entry is an entry (its record says `not_found`), so the records match
+  /// the list line for line; only a last separator ends the list without one.
   func next() -> String? {
     while true {
       if let end = buffer[start...].firstIndex(of: separator) {
         let entry = entry(buffer[start..<end])
         start = end + 1
-        if let entry { return entry }
-        continue
+        return entry
       }
       if finished {
         defer { buffer.removeAll(); start = 0 }
@@ -177,9 +180,9 @@ private final class ListReader {
     }
   }
 
-  private func entry(_ bytes: ArraySlice<UInt8>) -> String? {
+  private func entry(_ bytes: ArraySlice<UInt8>) -> String {
     var bytes = bytes
     if separator == 0x0A, bytes.last == 0x0D { bytes = bytes.dropLast() }
-    return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+    return String(decoding: bytes, as: UTF8.self)
   }
 }
