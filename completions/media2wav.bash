@@ -229,13 +229,44 @@ _media2wav() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    help)
+    mix|help)
         # Offer subcommand argument completions
         "_media2wav_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'mix help' -- "${cur}"))
+        ;;
+    esac
+}
+
+_media2wav_mix() {
+    repeating_flags=()
+    non_repeating_flags=(--force --limit --json --no-sync --allow-references -q --quiet -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(-o --output --length --rate --channels --format --description)
+    __media2wav_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '-o'|'--output')
+        return
+        ;;
+    '--length')
+        return
+        ;;
+    '--rate')
+        return
+        ;;
+    '--channels')
+        return
+        ;;
+    '--format')
+        __media2wav_add_completions -W 'u8'$'\n''s16'$'\n''s24'$'\n''s32'$'\n''f32'$'\n''f64'$'\n''auto'
+        return
+        ;;
+    '--description')
+        return
         ;;
     esac
 }

@@ -14,6 +14,8 @@ struct SourceTarget {
   var sampleRate: Int?
   /// The output channel count (nil: the source's).
   var channels: Int?
+  /// The output's channel mask, with `channels` (nil: FFmpeg's default layout for the count).
+  var channelMask: UInt64?
 }
 
 /// One audio stream of one input, decoded, trimmed and converted, pulled a packet at a time:
@@ -164,7 +166,7 @@ final class AudioSource {
     if Interruption.isRequested { throw .interrupted }
     if !trimmedToEnd { try decode(nil, deliver) }
     if format == nil { try prepare(for: try formatOfEmptyOutput()) }
-    if let converter {
+    if !continuesAfterEnd, let converter {
       try deliver { (buffer) throws(FFmpegError) in try converter.flush(into: buffer) }
       self.converter = nil
     }
@@ -175,6 +177,38 @@ final class AudioSource {
   /// Decodes every remaining packet, handing each conversion to `deliver`.
   func drain(_ deliver: (Conversion) throws(ExtractError) -> Void) throws(ExtractError) {
     while try step(deliver) {}
+  }
+
+  /// Set for a source that will be rewound at its end (a looping mix input): the converter keeps
+  /// its last samples for the next play, so the plays join without a seam even when resampled.
+  var continuesAfterEnd = false
+
+  /// Plays the source again from its start (trimmed as at first), through the same converter:
+  /// the decoder is flushed, the input seeked back.
+  ///
+  /// - Throws: `ExtractError.invalidOption` when the input cannot seek (standard input, a pipe).
+  func rewind() throws(ExtractError) {
+    let context = input.pointer.pointee
+    let fileStart = context.start_time == mt_nopts_value ? 0 : context.start_time
+    var target = (startMicroseconds ?? 0) + fileStart
+    let seeksByPTS = context.iformat.pointee.flags & AVFMT_SEEK_TO_PTS != 0
+    if startMicroseconds != nil && !seeksByPTS
+      && input.streams.contains(where: { $0.videoDelay > 0 })
+    {
+      target -= 3 * Int64(mt_time_base) / 23
+    }
+    do {
+      try input.seek(toMicroseconds: target)
+    } catch {
+      throw .invalidOption("a looping input must be seekable (\(error.message))")
+    }
+    avcodec_flush_buffers(decoder.pointer)
+    rescaleLast = mt_nopts_value
+    previousPacketPTS = mt_nopts_value
+    nextPTS = 0
+    firstPTS = nil
+    trimmedToEnd = false
+    ended = false
   }
 
   /// The expected length of the output in seconds (from the container), when known.
@@ -316,7 +350,11 @@ final class AudioSource {
     let bits = decoderBits > 0 ? decoderBits : stream.bitsPerRawSample
     let encoding =
       target.encoding ?? PCMEncoding.keeping(incoming.sampleFormat, bitsPerRawSample: bits)
-    let layout = target.channels.map { ChannelLayout(defaultFor: Int32($0)) } ?? incoming.layout
+    let layout =
+      target.channels.map { channels in
+        target.channelMask.map { ChannelLayout(channels: Int32(channels), mask: $0) }
+          ?? ChannelLayout(defaultFor: Int32(channels))
+      } ?? incoming.layout
     let chosen = PCMFormat(
       encoding: encoding, channels: Int(layout.channels),
       sampleRate: target.sampleRate ?? Int(incoming.sampleRate), channelMask: layout.mask)

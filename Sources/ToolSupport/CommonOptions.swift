@@ -159,9 +159,12 @@ extension ParsableCommand {
   /// Parses the command line and runs the command, as `main()` does, except that a cluster of
   /// short options containing `-h` is refused instead of printing the help: a file named
   /// `-dash.m4a` must be an error (exit 64), not a help page and exit 0 that a script takes for
-  /// success. `spellings` maps other spellings of an option to its own (`--verify=fast`).
-  public static func mainAsTool(rewriting spellings: [String: String] = [:]) {
-    let arguments = CommandLine.arguments.dropFirst().map { spellings[$0] ?? $0 }
+  /// success. `given` replaces the process's arguments (a subcommand dispatched by hand);
+  /// `spellings` maps other spellings of an option to its own (`--verify=fast`).
+  public static func mainAsTool(
+    _ given: [String]? = nil, rewriting spellings: [String: String] = [:]
+  ) {
+    let arguments = (given ?? Array(CommandLine.arguments.dropFirst())).map { spellings[$0] ?? $0 }
     for argument in arguments.prefix(while: { $0 != "--" })
     where argument.hasPrefix("-") && !argument.hasPrefix("--") && argument.count > 2
       && argument.dropFirst().contains("h")

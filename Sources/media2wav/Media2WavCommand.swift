@@ -64,7 +64,8 @@ struct Media2WavCommand: ParsableCommand {
         media2wav --start 1:30 --duration 10 --fade-out 2 song.mp3 -o clip.wav
         media2wav --json --jobs 4 --output-dir out/ *.mkv | jq '.[] | .samples'
       """,
-    version: "0.1.0")
+    version: "0.1.0",
+    subcommands: [MixCommand.self])
 
   @Argument(help: "Media files ('-' for standard input, which needs -o).")
   var inputs: [String] = []
@@ -147,7 +148,19 @@ struct Media2WavCommand: ParsableCommand {
 
   @OptionGroup var limits: TimeLimitOptions
 
-  static func main() { mainAsTool() }
+  /// `media2wav mix ...` goes to `MixCommand` before the extraction's own options are parsed
+  /// (both have `-o`, and a mix's per-input options are not the extraction's). A file named
+  /// `mix` or `help` is converted as `./mix` or `./help`.
+  static func main() {
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    if arguments.first == "mix" {
+      MixCommand.mainAsTool(Array(arguments.dropFirst()))
+    } else if arguments == ["help", "mix"] {
+      MixCommand.mainAsTool(["--help"])
+    } else {
+      mainAsTool()
+    }
+  }
 
   func validate() throws {
     if inputs.isEmpty && input.filesFrom == nil {

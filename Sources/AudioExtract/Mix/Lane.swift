@@ -1,0 +1,282 @@
+import CFFmpeg
+import MediaProbe
+
+#if canImport(Glibc)
+  import Glibc
+#else
+  import Darwin
+#endif
+
+/// One input of a mix on the output timeline: its decoded float samples (as far ahead as the mix
+/// needs), where it starts and ends, how many times it played, and its gain at each frame.
+final class Lane {
+  let input: MixInput
+  let number: Int
+  private let target: SourceTarget
+  private let allowReferences: Bool
+  private var source: AudioSource?
+  /// The format the first play decoded to.
+  private(set) var format: PCMFormat?
+  private var channels = 0
+
+  /// Decoded frames not mixed yet: frame `bufferStart` (on the timeline) is at `head`.
+  private var buffer: [Float] = []
+  private var head = 0
+  private var bufferStart: Int64 = 0
+  /// Frames decoded from all plays so far.
+  private var decodedFrames: Int64 = 0
+  private var framesThisPlay: Int64 = 0
+  private let scratch = ByteBuffer()
+  private var ended = false
+
+  // On the timeline, in output frames (set by `place`).
+  private(set) var startFrame: Int64 = 0
+  private(set) var fadeInFrames: Int64 = 0
+  private(set) var fadeOutFrames: Int64 = 0
+  private var envelope = Envelope(base: 1, changes: [], rate: 1)
+  private var gain: Double = 1
+  private var rate = 1
+
+  /// Plays begun (decoding runs ahead of the mix).
+  private(set) var plays = 0
+  /// Where the plays begun after the first start on the timeline, for those the mix has not
+  /// reached yet; and how many it passed.
+  private var upcomingPlays: [Int64] = []
+  private var passedPlays = 0
+  private var emptyPlays = 0
+  private(set) var samplesPerPlay: Int64?
+  private var streamIndex = 0
+  private var codec = ""
+  private var warnings: [String] = []
+
+  /// Opens the input's first play.
+  ///
+  /// - Throws: `MixError` naming this input.
+  init(_ input: MixInput, number: Int, target: SourceTarget, allowReferences: Bool)
+    throws(MixError)
+  {
+    self.input = input
+    self.number = number
+    self.target = target
+    self.allowReferences = allowReferences
+    try open()
+  }
+
+  private func open() throws(MixError) {
+    do throws(ExtractError) {
+      let file: InputFile
+      do {
+        file = try Prober.open(
+          input.path == "-" ? .standardInput : .file(input.path),
+          options: ProbeOptions(allowReferences: allowReferences))
+      } catch {
+        throw .input(error)
+      }
+      let index = try input.stream.select(in: file)
+      source = try AudioSource(
+        input: file, streamIndex: index, start: input.start, duration: input.duration,
+        target: target)
+      source?.continuesAfterEnd = input.loop
+      streamIndex = index
+      codec = file.view(index).codecName
+      plays += 1
+      framesThisPlay = 0
+    } catch {
+      throw MixError(input: number, error: error)
+    }
+  }
+
+  /// Places the lane on a timeline of `rate` frames per second (once the format is known).
+  func place(rate: Int) {
+    self.rate = rate
+    func frames(_ seconds: Double?) -> Int64 { Int64(((seconds ?? 0) * Double(rate)).rounded()) }
+    startFrame = frames(input.at)
+    bufferStart = startFrame + decodedFrames - Int64(bufferedFrames)
+    fadeInFrames = frames(input.fadeIn)
+    fadeOutFrames = frames(input.fadeOut)
+    gain = input.gainDB == 0 ? 1 : pow(10, input.gainDB / 20)
+    envelope = Envelope(base: input.volume, changes: input.envelope, rate: rate)
+  }
+
+  /// Where the lane ends on the timeline, once its (last) play ended; nil while it may go on,
+  /// and always for a looping input.
+  var endFrame: Int64? {
+    guard ended, !input.loop else { return nil }
+    return startFrame + decodedFrames
+  }
+
+  /// The lane adds nothing from `position` on.
+  func finished(at position: Int64) -> Bool {
+    guard let endFrame else { return false }
+    return endFrame <= position
+  }
+
+  /// The length of one play in seconds, from the container, when known.
+  var expectedSeconds: Double? { source?.expectedSeconds }
+
+  private var bufferedFrames: Int { channels == 0 ? 0 : (buffer.count - head) / channels }
+
+  /// Decodes until the timeline is covered through frame `frame` (or the input ended).
+  ///
+  /// - Throws: `MixError` naming this input.
+  func fill(through frame: Int64) throws(MixError) {
+    while !ended && startFrame + decodedFrames < frame {
+      guard let source else { return }
+      let more: Bool
+      do throws(ExtractError) {
+        more = try source.step { (conversion) throws(ExtractError) in
+          scratch.removeAll()
+          do throws(FFmpegError) {
+            try conversion(scratch)
+          } catch {
+            throw .conversion("converting the samples to float for the mix", error)
+          }
+          append(scratch)
+        }
+      } catch {
+        throw MixError(input: number, error: error)
+      }
+      if format == nil, let decided = source.format {
+        format = decided
+        channels = decided.channels
+      }
+      if more { continue }
+      warnings += source.reportedWarnings
+      if samplesPerPlay == nil { samplesPerPlay = framesThisPlay }
+      if input.loop {
+        emptyPlays = framesThisPlay > 0 ? 0 : emptyPlays + 1
+        guard emptyPlays < 3 else {
+          throw MixError(
+            input: number, error: .noDecodableAudio("a looping input yielded no samples"))
+        }
+        do throws(ExtractError) {
+          try source.rewind()
+        } catch {
+          throw MixError(input: number, error: error)
+        }
+        plays += 1
+        upcomingPlays.append(startFrame + decodedFrames)
+        framesThisPlay = 0
+      } else {
+        ended = true
+        self.source = nil
+      }
+    }
+  }
+
+  private func append(_ bytes: ByteBuffer) {
+    if channels == 0, let decided = source?.format {
+      format = decided
+      channels = decided.channels
+    }
+    let count = bytes.count / MemoryLayout<Float>.size
+    guard count > 0, channels > 0 else { return }
+    let floats = bytes.contents.bindMemory(to: Float.self)
+    buffer.append(contentsOf: floats.prefix(count))
+    decodedFrames += Int64(count / channels)
+    framesThisPlay += Int64(count / channels)
+  }
+
+  /// Adds this lane's samples for timeline frames `position ..< position + frames`, times its
+  /// gain, to `mixed` (interleaved). `outputEnd` is where the output ends, when known (a
+  /// looping input's fade-out ends there).
+  func add(into mixed: inout [Float], frames: Int, from position: Int64, outputEnd: Int64?) {
+    guard channels > 0 else { return }
+    let laneEnd = endFrame
+    let fadeEnd: Int64? = [laneEnd, outputEnd].compactMap { $0 }.min()
+    mixed.withUnsafeMutableBufferPointer { out in
+      buffer.withUnsafeBufferPointer { samples in
+        for offset in 0..<frames {
+          let frame = position + Int64(offset)
+          if frame < startFrame { continue }
+          if let laneEnd, frame >= laneEnd { break }
+          let index = head + Int(frame - bufferStart) * channels
+          guard index >= head, index + channels <= samples.count else { break }
+          var factor = envelope.value(at: frame) * gain
+          let into = frame - startFrame
+          if into < fadeInFrames { factor *= Double(into) / Double(fadeInFrames) }
+          if fadeOutFrames > 0, let fadeEnd {
+            let remaining = fadeEnd - frame
+            if remaining <= fadeOutFrames {
+              factor *= Double(max(0, remaining)) / Double(fadeOutFrames)
+            }
+          }
+          let scale = Float(factor)
+          for channel in 0..<channels {
+            out[offset * channels + channel] += scale * samples[index + channel]
+          }
+        }
+      }
+    }
+  }
+
+  /// Forgets the frames before `position` (mixed already).
+  func discard(before position: Int64) {
+    while let next = upcomingPlays.first, next < position {
+      upcomingPlays.removeFirst()
+      passedPlays += 1
+    }
+    guard channels > 0, position > bufferStart else { return }
+    let drop = min(Int(position - bufferStart), bufferedFrames)
+    head += drop * channels
+    bufferStart += Int64(drop)
+    if head > 1 << 16 && head * 2 > buffer.count {
+      buffer.removeFirst(head)
+      head = 0
+    }
+  }
+
+  /// What the report says about this input, for an output that ended at `end`: the plays that
+  /// reached it.
+  func report(end: Int64) -> MixInputReport {
+    let reached = startFrame < end ? 1 + passedPlays + upcomingPlays.filter { $0 < end }.count : 0
+    return MixInputReport(
+      input: input.path, streamIndex: streamIndex, codec: codec, at: input.at, plays: reached,
+      samplesPerPlay: samplesPerPlay, warnings: warnings)
+  }
+}
+
+/// An input's volume over the output timeline (in frames): its base volume, then steps and
+/// linear ramps, each holding until the next (AVAudioMix's `setVolume(_:at:)` and
+/// `setVolumeRamp`).
+struct Envelope {
+  private enum Change {
+    case step(frame: Int64, volume: Double)
+    case ramp(frame: Int64, length: Int64, from: Double, to: Double)
+
+    var frame: Int64 {
+      switch self {
+      case .step(let frame, _), .ramp(let frame, _, _, _): frame
+      }
+    }
+  }
+
+  private let base: Double
+  private let changes: [Change]
+  private var cursor = 0
+
+  init(base: Double, changes: [VolumeChange], rate: Int) {
+    self.base = base
+    func frames(_ seconds: Double) -> Int64 { Int64((seconds * Double(rate)).rounded()) }
+    self.changes = changes.sorted { $0.time < $1.time }.map { change in
+      switch change {
+      case .step(let time, let volume): .step(frame: frames(time), volume: volume)
+      case .ramp(let time, let duration, let from, let to):
+        .ramp(frame: frames(time), length: max(1, frames(duration)), from: from, to: to)
+      }
+    }
+  }
+
+  /// The volume at timeline `frame` (frames only increase between calls, mostly).
+  mutating func value(at time: Int64) -> Double {
+    if cursor > 0 && changes[cursor - 1].frame > time { cursor = 0 }
+    while cursor < changes.count && changes[cursor].frame <= time { cursor += 1 }
+    guard cursor > 0 else { return base }
+    switch changes[cursor - 1] {
+    case .step(_, let volume): return volume
+    case .ramp(let start, let length, let from, let to):
+      let into = time - start
+      return into >= length ? to : from + (to - from) * Double(into) / Double(length)
+    }
+  }
+}
