@@ -209,6 +209,50 @@ import Testing
     #expect(validation.status == 0, "\(validation.stderr)")
   }
 
+  /// SIGINT or SIGTERM while a mix is written (one input is a FIFO that stalls after most of
+  /// its bytes): exit 130 or 143, and neither the output nor a temporary file remains.
+  @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
+  func interruptedMixLeavesNothing(signal: Int32, status: Int32) throws {
+    let directory = try TemporaryDirectory()
+    let source = directory.path("source.wav")
+    try Self.signal("0.2*sin(2*PI*440*t)", seconds: 10, into: source)
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: source))
+    let fifo = directory.path("music.fifo")
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let output = directory.url.appendingPathComponent("out")
+    try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+    let process = Process()
+    process.executableURL = productsDirectory.appendingPathComponent("media2wav")
+    process.arguments = [
+      "mix", "-q", "-o", output.appendingPathComponent("mix.wav").path, source, fifo,
+      "--volume", "0.5",
+    ]
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let writer = try FileHandle(forWritingTo: URL(fileURLWithPath: fifo))
+    DispatchQueue.global().async {
+      try? writer.write(contentsOf: bytes.prefix(bytes.count * 8 / 10))
+    }
+    // The output is an unnamed file (O_TMPFILE): it shows as one of the process's descriptors.
+    var started = false
+    for _ in 0..<100 where !started {
+      Thread.sleep(forTimeInterval: 0.05)
+      let descriptors = "/proc/\(process.processIdentifier)/fd"
+      started = ((try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []).contains
+      {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: descriptors + "/" + $0))?
+          .hasPrefix(output.path) == true
+      }
+    }
+    #expect(started, "the output file should be open while the mix runs")
+    Thread.sleep(forTimeInterval: 0.2)
+    kill(process.processIdentifier, signal)
+    process.waitUntilExit()
+    try? writer.close()
+    #expect(process.terminationStatus == status)
+    #expect((try FileManager.default.contentsOfDirectory(atPath: output.path)).isEmpty)
+  }
+
   @Test func usageErrors() throws {
     let a = "\(fixturesDirectory)/tone.wav"
     #expect(try run("media2wav", ["mix", "-o", "/tmp/x.wav", "--volume", "1", a]).status == 64)
