@@ -18,7 +18,7 @@ public enum ProbeError: Error, Sendable, Equatable {
   case refusedReference(demuxer: String)
   /// Reading failed (an I/O error).
   case readError(detail: String)
-  /// The input took longer than its time limit (`--timeout`), or a FIFO delivered nothing.
+  /// The input took longer than its time limit (`--timeout`), or a FIFO or URL delivered nothing.
   case timeout(seconds: Double)
 
   /// The stable machine-readable code (`not_found`, `truncated`, ...).
@@ -51,7 +51,7 @@ public enum ProbeError: Error, Sendable, Equatable {
       "refused: \(demuxer) input opens other files or URLs (allow with --allow-references)"
     case .readError(let detail): "read error: \(detail)"
     case .timeout(let seconds):
-      "gave up after \(seconds.formatted) s (the time limit; a FIFO that nobody writes to?)"
+      "gave up after \(seconds.formatted) s (the time limit, or nothing arrived from a FIFO or URL)"
     }
   }
 }
