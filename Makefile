@@ -105,3 +105,19 @@ uninstall:
 
 clean:
 	rm -rf .build
+
+# Apache Spark (integrations/spark, issue 12): Scripts/spark/test.sh installs Java 17 (apt) and
+# the pinned PySpark into a cached virtual environment, builds the release binary and checks
+# Spark local[2] against direct mediaprobe output over the fixtures and 10,000 generated paths,
+# Parquet included. test-spark-small does the same with 1,000 paths; bench-spark measures Spark
+# against one direct call (Scripts/spark/bench.sh).
+.PHONY: test-spark test-spark-small bench-spark
+
+test-spark: setup
+	./Scripts/spark/test.sh
+
+test-spark-small: setup
+	./Scripts/spark/test.sh --small
+
+bench-spark: setup
+	./Scripts/spark/bench.sh
