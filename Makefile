@@ -1,7 +1,7 @@
 # MediaTools — see README.md.
 #   make demo     install what is missing, build, probe a bundled sample, merge three clips
-#   make test     install what is missing, build, run every test and drift check, and the
-#                 browser oracle (make test-browsers)
+#   make test     install what is missing, build, run every test and drift check, the
+#                 browser oracle (make test-browsers) and Spark over 1,000 paths (test-spark-small)
 #   make test-browsers  play a generated corpus in headless Chromium and Firefox ESR and compare
 #                 with mediacompat's chrome/firefox verdicts (no false pass, no false fail)
 #   make bench    benchmarks against ffprobe, mediainfo and ffmpeg (release build)
@@ -54,6 +54,7 @@ test: setup
 	swift test
 	./Scripts/browser-oracle/run.sh
 	./Scripts/fuzz.sh --mutants 500 --seed 1 --bin "$$(swift build --show-bin-path)"
+	MEDIAPROBE="$$(swift build --show-bin-path)/mediaprobe" ./Scripts/spark/test.sh --small
 	./Scripts/update-generated.sh --check
 	swift format lint --strict --recursive Sources Tests Package.swift
 
@@ -143,3 +144,19 @@ test-corpus:
 	@test -x .build/debug/mediaprobe || swift build
 	CORPUS_CACHE=$(CORPUS_CACHE) ./Scripts/corpus/fetch.sh
 	CORPUS_CACHE=$(CORPUS_CACHE) python3 Scripts/corpus/score.py --mediaprobe .build/debug/mediaprobe
+
+# Apache Spark (integrations/spark, issue 12): Scripts/spark/test.sh runs setup (Java 17, the
+# pinned PySpark in a cached virtual environment), builds the release binary and checks
+# Spark local[2] against direct mediaprobe output over the fixtures and 10,000 generated paths,
+# Parquet included. test-spark-small does the same with 1,000 paths; bench-spark measures Spark
+# against one direct call (Scripts/spark/bench.sh).
+.PHONY: test-spark test-spark-small bench-spark
+
+test-spark: setup
+	./Scripts/spark/test.sh
+
+test-spark-small: setup
+	./Scripts/spark/test.sh --small
+
+bench-spark: setup
+	./Scripts/spark/bench.sh

@@ -17,6 +17,8 @@ packages=(
   chromium          # the real-player oracle (make test-browsers): headless, no webdriver
   firefox-esr       # the same oracle's second browser
   strace            # the security tests trace which files the tools open
+  openjdk-17-jre-headless  # Apache Spark 4 (integrations/spark, make test-spark) needs Java 17+
+  python3-venv      # the Spark integration's pinned Python packages live in a virtual environment
 )
 
 missing=()
@@ -36,4 +38,21 @@ fi
 if ! python3 -c 'import jsonschema, referencing' 2>/dev/null; then
   echo "setup: installing python jsonschema" >&2
   python3 -m pip install -q --upgrade 'jsonschema>=4.18'
+fi
+
+# The Spark integration's pinned PyPI packages (integrations/spark/requirements.txt: PySpark,
+# pyarrow, pandas, pytest, ...) go into a virtual environment under $MEDIATOOLS_CACHE (default
+# ~/.cache/mediatools), one per version of the requirements, so nothing is installed into the
+# system's Python; Scripts/spark/env.sh finds it by the same name.
+repo=$(cd "$(dirname "$0")/.." && pwd)
+requirements="$repo/integrations/spark/requirements.txt"
+cache=${MEDIATOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mediatools}
+venv="$cache/spark-venv-$(sha256sum "$requirements" | cut -c1-12)"
+if [ ! -e "$venv/.complete" ]; then
+  echo "setup: installing $(grep -v '^#' "$requirements" | tr '\n' ' ')into $venv" >&2
+  rm -rf "$venv"
+  mkdir -p "$cache"
+  python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$requirements"
+  touch "$venv/.complete"
 fi
