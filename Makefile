@@ -1,7 +1,7 @@
 # MediaTools — see README.md.
 #   make demo     install what is missing, build, probe a bundled sample, merge three clips
 #   make test     install what is missing, build, run every test and drift check, the
-#                 browser oracle (make test-browsers) and Spark over 1,000 paths (test-spark-small)
+#                 browser oracle (make test-browsers) and Spark over 10,000 paths (make test-spark)
 #   make test-browsers  play a generated corpus in headless Chromium and Firefox ESR and compare
 #                 with mediacompat's chrome/firefox verdicts (no false pass, no false fail)
 #   make bench    benchmarks against ffprobe, mediainfo and ffmpeg (release build)
@@ -54,7 +54,7 @@ test: setup
 	swift test
 	./Scripts/browser-oracle/run.sh
 	./Scripts/fuzz.sh --mutants 500 --seed 1 --bin "$$(swift build --show-bin-path)"
-	MEDIAPROBE="$$(swift build --show-bin-path)/mediaprobe" ./Scripts/spark/test.sh --small
+	MEDIAPROBE="$$(swift build --show-bin-path)/mediaprobe" ./Scripts/spark/test.sh
 	./Scripts/update-generated.sh --check
 	swift format lint --strict --recursive Sources Tests Package.swift
 
