@@ -61,8 +61,9 @@ let package = Package(
     .target(name: "AudioExtract", dependencies: ["MediaProbe", "CFFmpeg"]),
     // Joining clips on one exact timeline: the plan (timeline, render size, copy or encode), the
     // ffmpeg command that carries it out, and the check of the written file. No command-line
-    // code; runs the ffmpeg CLI (a runtime dependency, installed by Scripts/setup.sh).
-    .target(name: "Merge", dependencies: ["MediaProbe", "Compatibility"]),
+    // code; runs the ffmpeg CLI (a runtime dependency, installed by Scripts/setup.sh) into an
+    // AudioExtract OutputFile, the one atomic output of every tool.
+    .target(name: "Merge", dependencies: ["MediaProbe", "Compatibility", "AudioExtract"]),
     // What the commands share: output, diagnostics, exit codes, parallel work.
     .target(
       name: "ToolSupport",

@@ -87,7 +87,7 @@ ls "$work"/1000/* > "$work/list1k"
 for _ in $(seq 10); do cat "$work/list1k"; done > "$work/list10k"
 listed_peak() {  # list: peak RSS of one --files-from call, its messages dropped
   /usr/bin/time -o "$work/peak" -f %M "$probe" --ndjson --files-from - < "$1" >/dev/null 2>&1 || true
-  cat "$work/peak"
+  tail -1 "$work/peak"  # time writes "Command exited with non-zero status" first when it did
 }
 t0=$EPOCHREALTIME; m10k=$(listed_peak "$work/list10k"); t1=$EPOCHREALTIME
 printf '10,000 files: %.2f s, %.0f files/s, peak RSS %s KiB\n' "$(elapsed "$t0" "$t1")" "$(echo "10000 / $(elapsed "$t0" "$t1")" | bc -l)" "$m10k"

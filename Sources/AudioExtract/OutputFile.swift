@@ -24,15 +24,18 @@ public enum OutputDestination: Sendable, Equatable {
   }
 }
 
-/// The output file descriptor and what becomes of it: a file appears under its name only in
-/// `commit()`; without it, nothing is left behind.
+/// An output file and what becomes of it: a file appears under its name only in `commit()`;
+/// without it, nothing is left behind. The one place where the tools write files (media2wav's
+/// WAVs, mediamerge's merged file).
 ///
 /// On Linux the data goes to an unnamed file (`O_TMPFILE`) in the target directory, linked into
 /// place when complete (`linkat`), so not even SIGKILL or a power cut leaves a partial file. Where
 /// the file system has no `O_TMPFILE`, a hidden named temporary file (`.NAME.XXXXXX.part`) is
 /// used instead and renamed; it is removed on errors, SIGINT and SIGTERM, but SIGKILL leaves it.
-final class OutputFile {
+public final class OutputFile {
+  /// The descriptor to write to.
   let fd: Int32
+  /// Whether the output can be seeked (a file, not a stream).
   let seekable: Bool
   private let kind: Kind
   private let sync: Bool
@@ -58,7 +61,13 @@ final class OutputFile {
   /// - Parameter sync: `fsync` the file before it gets its name, and the directory after.
   /// - Throws: `ExtractError.outputExists`, `.outputNotReplaceable`, `.outputIsDirectory` or
   ///   `.output`.
-  init(_ destination: OutputDestination, sync: Bool = true) throws(ExtractError) {
+  /// - Parameter forChild: the file will be written by another process through `childPath`
+  ///   (mediamerge's ffmpeg): a character device or named pipe is refused as not replaceable
+  ///   (the child needs a file it can seek), and an unnamed file is used only where
+  ///   `/proc/PID/fd` can name it.
+  init(_ destination: OutputDestination, sync: Bool = true, forChild: Bool = false)
+    throws(ExtractError)
+  {
     self.sync = sync
     guard case .file(let path, let overwrite) = destination else {
       fd = STDOUT_FILENO
@@ -66,27 +75,18 @@ final class OutputFile {
       kind = .stream(closes: false)
       return
     }
-    var info = stat()
-    if lstat(path, &info) == 0 {
-      let type = info.st_mode & S_IFMT
-      var target = info
-      if type == S_IFLNK && stat(path, &target) != 0 { target = info }
-      switch target.st_mode & S_IFMT {
-      case S_IFDIR: throw .outputIsDirectory(path)
-      case S_IFCHR, S_IFIFO:
-        fd = try Self.openStream(path)
-        seekable = false
-        kind = .stream(closes: true)
-        return
-      default: break
-      }
-      if type != S_IFREG { throw .outputNotReplaceable(path: path, kind: Self.kindName(type)) }
-      if !overwrite { throw .outputExists(path) }
+    if try Self.check(path, overwrite: overwrite, streams: !forChild) == .stream {
+      fd = try Self.openStream(path)
+      seekable = false
+      kind = .stream(closes: true)
+      return
     }
     let slash = path.lastIndex(of: "/")
     let directory = slash.map { String(path[...$0]) } ?? ""
     seekable = true
-    if getenv(Self.noUnnamedFilesVariable) == nil && Self.canNameUnnamedFiles {
+    let unnamedAllowed =
+      forChild ? access("/proc/self/fd", X_OK) == 0 : Self.canNameUnnamedFiles
+    if getenv(Self.noUnnamedFilesVariable) == nil && unnamedAllowed {
       let opened = open(directory.isEmpty ? "." : directory, O_TMPFILE | O_RDWR | O_CLOEXEC, 0o666)
       if opened >= 0 {
         fd = opened
@@ -107,6 +107,63 @@ final class OutputFile {
     kind = .named(temporary: temporary, path: path, directory: directory, overwrite: overwrite)
     TemporaryFiles.register(temporary)
     fchmod(fd, 0o666 & ~processUmask)
+  }
+
+  /// Opens `path` to be written by another process (mediamerge's ffmpeg), which gets
+  /// `childPath`; the file appears under `path` only in `commit()`.
+  ///
+  /// - Throws: `ExtractError.outputExists`, `.outputNotReplaceable` (also for a character device
+  ///   or a named pipe), `.outputIsDirectory` or `.output`.
+  public convenience init(forChildWriting path: String, overwrite: Bool, sync: Bool = true)
+    throws(ExtractError)
+  {
+    try self.init(.file(path: path, overwrite: overwrite), sync: sync, forChild: true)
+  }
+
+  /// The path another process can open to write this file, and this one to read it back:
+  /// `/proc/PID/fd/N` for an unnamed file, the temporary file's name otherwise; nil for a stream.
+  public var childPath: String? {
+    switch kind {
+    case .stream: nil
+    case .unnamed: "/proc/\(getpid())/fd/\(fd)"
+    case .named(let temporary, _, _, _): temporary
+    }
+  }
+
+  /// What the path holds, checked before any work: `.stream` for a character device or a named
+  /// pipe that may be written in place (when `streams`), `.file` for nothing or a regular file
+  /// that may be replaced.
+  ///
+  /// - Throws: `ExtractError.outputExists` (a regular file without `overwrite`),
+  ///   `.outputNotReplaceable` (a symbolic link, socket, block device; a character device or
+  ///   named pipe when not `streams`), `.outputIsDirectory`.
+  public static func check(_ path: String, overwrite: Bool, streams: Bool = true)
+    throws(ExtractError) -> Target
+  {
+    var info = stat()
+    guard lstat(path, &info) == 0 else { return .file }
+    let type = info.st_mode & S_IFMT
+    var target = info
+    if type == S_IFLNK && stat(path, &target) != 0 { target = info }
+    let targetType = target.st_mode & S_IFMT
+    switch targetType {
+    case S_IFDIR: throw .outputIsDirectory(path)
+    case S_IFCHR, S_IFIFO:
+      if streams { return .stream }
+      throw .outputNotReplaceable(path: path, kind: Self.kindName(targetType))
+    default: break
+    }
+    if type != S_IFREG { throw .outputNotReplaceable(path: path, kind: Self.kindName(type)) }
+    if !overwrite { throw .outputExists(path) }
+    return .file
+  }
+
+  /// What an output path leads to.
+  public enum Target: Sendable {
+    /// A file written whole and given its name when complete.
+    case file
+    /// A character device or named pipe, written in place as a stream.
+    case stream
   }
 
   /// An unnamed file can be given a name: with `linkat(AT_EMPTY_PATH)` by root (or anyone since
@@ -138,6 +195,8 @@ final class OutputFile {
     case S_IFLNK: "symbolic link"
     case S_IFBLK: "block device"
     case S_IFSOCK: "socket"
+    case S_IFCHR: "character device"
+    case S_IFIFO: "named pipe"
     default: "special file"
     }
   }
@@ -147,7 +206,7 @@ final class OutputFile {
   /// - Throws: `ExtractError.outputExists` when a file appeared meanwhile (without overwrite),
   ///   `.outputNotReplaceable` when something other than a regular file did, `.output` for other
   ///   failures.
-  func commit() throws(ExtractError) {
+  public func commit() throws(ExtractError) {
     guard !finished else { return }
     switch kind {
     case .stream(let closes):

@@ -1,3 +1,4 @@
+import AudioExtract
 import Synchronization
 
 #if canImport(Glibc)
@@ -6,12 +7,12 @@ import Synchronization
   import Darwin
 #endif
 
-/// The merge in progress, for the interrupt handler: the ffmpeg child and the temporary file.
-/// `abort()` kills the one and removes the other, so SIGINT or SIGTERM leave nothing behind.
+/// The merge in progress, for the interrupt handler: the ffmpeg child. `abort()` kills it and
+/// removes a named temporary output (an unnamed one vanishes with the process), so SIGINT or
+/// SIGTERM leave nothing behind.
 public enum RunningMerge {
   private struct State {
     var child: pid_t?
-    var temporaryFiles: Set<String> = []
   }
   private static let state = Mutex(State())
 
@@ -25,17 +26,8 @@ public enum RunningMerge {
         while waitpid(child, &status, 0) < 0 && errno == EINTR {}
         state.child = nil
       }
-      for path in state.temporaryFiles { unlink(path) }
-      state.temporaryFiles.removeAll()
+      TemporaryFiles.removeAll()
     }
-  }
-
-  static func register(temporary path: String) {
-    _ = state.withLock { $0.temporaryFiles.insert(path) }
-  }
-
-  static func unregister(temporary path: String) {
-    _ = state.withLock { $0.temporaryFiles.remove(path) }
   }
 
   /// Runs `spawn` under the lock and records the child it returns, so an interrupt either

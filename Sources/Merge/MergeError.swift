@@ -1,3 +1,4 @@
+import AudioExtract
 import MediaProbe
 
 /// Why a merge could not be planned, run or delivered. Each case has a stable `code` for scripts.
@@ -13,11 +14,11 @@ public enum MergeError: Error, Sendable, Equatable {
   case ffmpegFailed(status: String, detail: String)
   /// The written file disagrees with the plan or does not decode cleanly (it was not kept).
   case outputMismatch(path: String, problems: [String])
-  /// The output exists and `--force` was not given.
-  case outputExists(String)
-  /// The output names a directory.
-  case outputIsDirectory(String)
-  /// The output could not be written (temporary file, disk full, rename).
+  /// The output file could not be created, kept or named: it exists (without `--force`), is a
+  /// directory or something that is not a regular file, or writing it failed; the code is the
+  /// output file's own (`output_exists`, `output_is_directory`, `write_error`), as media2wav's.
+  case output(path: String, ExtractError)
+  /// ffmpeg could not write the output (a full disk).
   case writeError(path: String, detail: String)
   /// SIGINT or SIGTERM stopped the merge; nothing was written.
   case interrupted
@@ -30,8 +31,7 @@ public enum MergeError: Error, Sendable, Equatable {
     case .ffmpegNotFound: "ffmpeg_not_found"
     case .ffmpegFailed: "ffmpeg_failed"
     case .outputMismatch: "output_mismatch"
-    case .outputExists: "output_exists"
-    case .outputIsDirectory: "output_is_directory"
+    case .output(_, let error): error.code
     case .writeError: "write_error"
     case .interrupted: "interrupted"
     }
@@ -43,7 +43,7 @@ public enum MergeError: Error, Sendable, Equatable {
     case .input(let path, _): path
     case .incompatibleInputs(let path, _): path
     case .outputMismatch(let path, _), .writeError(let path, _): path
-    case .outputExists(let path), .outputIsDirectory(let path): path
+    case .output(let path, _): path
     case .ffmpegNotFound, .ffmpegFailed, .interrupted: nil
     }
   }
@@ -61,8 +61,7 @@ public enum MergeError: Error, Sendable, Equatable {
     case .outputMismatch(_, let problems):
       "the written file does not match the plan, so it was not kept: "
         + problems.joined(separator: "; ")
-    case .outputExists: "the output exists (replace it with --force)"
-    case .outputIsDirectory: "the output is a directory"
+    case .output(_, let error): error.message
     case .writeError(_, let detail): "cannot write the output: \(detail)"
     case .interrupted: "interrupted: nothing was written"
     }

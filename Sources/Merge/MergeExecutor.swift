@@ -1,3 +1,4 @@
+import AudioExtract
 import Compatibility
 import MediaProbe
 
@@ -35,22 +36,35 @@ public struct MergeExecutor: Sendable {
 
   /// Fails early, before any work, when the output may not be written.
   ///
-  /// - Throws: `MergeError.outputExists` or `.outputIsDirectory`.
+  /// - Throws: `MergeError.output` (it exists without `overwrite`, is a directory or not a
+  ///   regular file).
   public func checkOutput(_ plan: MergePlan) throws(MergeError) {
-    try StagedOutput.checkWritable(plan.output, overwrite: overwrite)
+    do {
+      _ = try OutputFile.check(plan.output, overwrite: overwrite, streams: false)
+    } catch {
+      throw .output(path: plan.output, error)
+    }
   }
 
   /// Runs `plan`; `progress` receives the seconds of the timeline written so far.
   ///
   /// - Throws: `MergeError.ffmpegNotFound`, `.ffmpegFailed`, `.outputMismatch`,
-  ///   `.outputExists`, `.outputIsDirectory` or `.writeError`. Nothing is left behind.
+  ///   `.output` or `.writeError`. Nothing is left behind: ffmpeg writes an unnamed file
+  ///   (`OutputFile`) that gets its name only after the check.
   public func run(_ plan: MergePlan, progress: (Double) -> Void = { _ in }) throws(MergeError)
     -> MergeResult
   {
     guard access(plan.ffmpeg.executable, X_OK) == 0 else { throw .ffmpegNotFound }
-    let staged = try StagedOutput(path: plan.output, overwrite: overwrite)
+    let staged: OutputFile
+    let stagedPath: String
+    do {
+      staged = try OutputFile(forChildWriting: plan.output, overwrite: overwrite)
+      stagedPath = staged.childPath!  // a file, never a stream (forChildWriting)
+    } catch {
+      throw .output(path: plan.output, error)
+    }
     var arguments = plan.ffmpeg.arguments
-    arguments[arguments.count - 1] = staged.temporary
+    arguments[arguments.count - 1] = stagedPath
 
     let started = now()
     var pending: [UInt8] = []
@@ -80,14 +94,18 @@ public struct MergeExecutor: Sendable {
       options: ProbeOptions(scan: true, verify: .all, decoderThreads: decoderThreads))
     let info: MediaInfo
     do {
-      info = try prober.probe(.file(staged.temporary), path: plan.output)
+      info = try prober.probe(.file(stagedPath), path: plan.output)
     } catch {
       throw .outputMismatch(path: plan.output, problems: ["it cannot be probed: \(error.message)"])
     }
     let platform = plan.platform.flatMap { id in PlatformDatabase.all.first { $0.id == id } }
     let problems = OutputCheck.problems(info, against: plan, platform: platform)
     guard problems.isEmpty else { throw .outputMismatch(path: plan.output, problems: problems) }
-    try staged.commit()
+    do {
+      try staged.commit()
+    } catch {
+      throw .output(path: plan.output, error)
+    }
     return MergeResult(
       output: info, ffmpegSeconds: ffmpegSeconds, checkSeconds: now() - checkStarted,
       ffmpegLog: errorOutput)

@@ -41,12 +41,13 @@ struct MediaMergeCommand: ParsableCommand {
       decoded and encoded once: copied AAC keeps every clip's priming, 21-29 ms of drift per \
       join. --copy fails (incompatible_inputs) instead of encoding; --encode never copies.
 
-      OUTPUT: -o names the file (.mp4, .m4v or .mov). ffmpeg writes a temporary file in the same \
-      directory; it is probed, scanned and decoded, and kept only if it decodes cleanly and \
-      matches the plan (durations within one frame, one AAC frame for audio; size; upright \
-      orientation, or the clips' own matrix when copied; streams; with --platform, a pass on \
-      that platform). Then it is moved into place; an existing file is replaced only with \
-      --force. SIGINT or SIGTERM kill ffmpeg and leave nothing. Progress shows on a terminal.
+      OUTPUT: -o names the file (.mp4, .m4v or .mov). ffmpeg writes an unnamed file in the same \
+      directory; it is probed, scanned and decoded, and given its name only if it decodes \
+      cleanly and matches the plan (durations within one frame, one AAC frame for audio; size; \
+      upright orientation, or the clips' own matrix when copied; streams; with --platform, a pass \
+      on that platform). An existing regular file is replaced only with --force; nothing else \
+      is ever replaced. SIGINT or SIGTERM kill ffmpeg and leave nothing. Progress shows on a \
+      terminal.
 
       PLAN: --plan prints the plan as JSON (schemas/mediamerge-plan.schema.json: the timeline \
       with exact starts and durations, each clip's streams, padding, transform and filters, the \

@@ -333,6 +333,25 @@ import Testing
     #expect(directory.contents == ["out.mp4"])
     #expect(try Self.ffprobeDuration(output) == 1)
 
+    // What is not a regular file is never replaced, even with --force (the output file is
+    // media2wav's): a symbolic link, and a named pipe (ffmpeg needs a file it can seek, and a
+    // rename would replace the pipe; as root, a device).
+    let link = directory.path("link.mp4")
+    let pipe = directory.path("pipe.mp4")
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: output)
+    #expect(mkfifo(pipe, 0o600) == 0)
+    for target in [link, pipe] {
+      let refused = try run("mediamerge", ["--force", Self.pairA.path, "-o", target])
+      #expect(
+        refused.status == 1 && refused.stderr.contains("[output_exists]"), "\(refused.stderr)")
+      #expect(refused.stderr.contains("not a regular file"), "\(refused.stderr)")
+    }
+    var info = stat()
+    #expect(lstat(pipe, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+    #expect(lstat(link, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK)
+    try FileManager.default.removeItem(atPath: link)
+    try FileManager.default.removeItem(atPath: pipe)
+
     let nowhere = try run("mediamerge", [Self.pairA.path, "-o", directory.path("no/such/dir.mp4")])
     #expect(nowhere.status == 1 && nowhere.stderr.contains("[write_error]"), "\(nowhere.stderr)")
 
@@ -373,19 +392,82 @@ import Testing
       + ["-o", directory.path("big.mp4")]
     process.standardError = FileHandle.nullDevice
     try process.run()
-    // Wait until ffmpeg writes its temporary file.
+    // ffmpeg writes an unnamed file in the directory (O_TMPFILE), named /proc/PID/fd/N for it.
+    let part = "/proc/\(process.processIdentifier)/fd/"
+    var running = 0
+    for _ in 0..<200 where running == 0 {
+      running = Self.processes(naming: part)
+      if running == 0 { usleep(25_000) }
+    }
+    #expect(running == 1, "ffmpeg did not start writing")
+    #expect(directory.contents.isEmpty, "\(directory.contents)")
+    kill(process.processIdentifier, signal)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == status)
+    #expect(directory.contents.isEmpty, "\(directory.contents)")
+    #expect(Self.processes(naming: part) == 0)  // ffmpeg is gone
+  }
+
+  /// SIGKILL, which mediamerge cannot catch: the unnamed file never had a name, so nothing is
+  /// left, and ffmpeg ends too (its progress pipe has no reader any more).
+  @Test func killLeavesNothing() throws {
+    let directory = try TemporaryDirectory()
+    let process = Process()
+    process.executableURL = productsDirectory.appendingPathComponent("mediamerge")
+    process.currentDirectoryURL = packageRoot
+    process.arguments =
+      ["-q", "--size", "1920x1080"]
+      + [Self.landscape, Self.portrait, Self.mirrored, Self.mono].map(\.path)
+      + ["-o", directory.path("big.mp4")]
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let part = "/proc/\(process.processIdentifier)/fd/"
+    var running = 0
+    for _ in 0..<200 where running == 0 {
+      running = Self.processes(naming: part)
+      if running == 0 { usleep(25_000) }
+    }
+    #expect(running == 1, "ffmpeg did not start writing")
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    for _ in 0..<100 where Self.processes(naming: part) > 0 { usleep(20_000) }
+    #expect(Self.processes(naming: part) == 0, "ffmpeg still runs 2 s after mediamerge died")
+    #expect(directory.contents.isEmpty, "\(directory.contents)")
+  }
+
+  /// Where the file system cannot hold unnamed files (forced here), ffmpeg writes a hidden
+  /// `.NAME.XXXXXX.part` file, and SIGINT removes it too.
+  @Test func interruptionLeavesNothingWithNamedTemporaryFiles() throws {
+    let directory = try TemporaryDirectory()
+    let process = Process()
+    process.executableURL = productsDirectory.appendingPathComponent("mediamerge")
+    process.currentDirectoryURL = packageRoot
+    process.environment = ProcessInfo.processInfo.environment.merging(
+      ["MEDIATOOLS_NO_O_TMPFILE": "1"]) { $1 }
+    process.arguments =
+      ["-q", "--size", "1920x1080"]
+      + [Self.landscape, Self.portrait, Self.mirrored, Self.mono].map(\.path)
+      + ["-o", directory.path("big.mp4")]
+    process.standardError = FileHandle.nullDevice
+    try process.run()
     var temporary: String?
     for _ in 0..<200 where temporary == nil {
       temporary = directory.contents.first { $0.hasSuffix(".part") }
       if temporary == nil { usleep(25_000) }
     }
     let part = try #require(temporary, "no temporary file appeared")
-    #expect(Self.processes(naming: part) == 1)  // ffmpeg is running
-    kill(process.processIdentifier, signal)
+    // The file is made before ffmpeg starts: wait for ffmpeg too.
+    var running = 0
+    for _ in 0..<200 where running == 0 {
+      running = Self.processes(naming: part)
+      if running == 0 { usleep(25_000) }
+    }
+    #expect(running == 1, "ffmpeg did not start writing")
+    kill(process.processIdentifier, SIGINT)
     process.waitUntilExit()
-    #expect(process.terminationStatus == status)
+    #expect(process.terminationStatus == 130)
     #expect(directory.contents.isEmpty, "\(directory.contents)")
-    #expect(Self.processes(naming: part) == 0)  // ffmpeg is gone
+    #expect(Self.processes(naming: part) == 0)
   }
 
   /// How many processes have `text` in their command line (/proc).
