@@ -55,7 +55,7 @@ public struct ParallelOptions: ParsableArguments, Sendable {
 }
 
 /// Where the inputs come from and how untrusted inputs may be opened: `--files-from`, `--null`,
-/// `--allow-references`.
+/// `--allow-references` (remote inputs: `NetworkOptions`).
 public struct InputOptions: ParsableArguments, Sendable {
   /// `--files-from`: a list of inputs, one per line (`-`: standard input).
   @Option(
@@ -77,6 +77,34 @@ public struct InputOptions: ParsableArguments, Sendable {
   )
   public var allowReferences = false
 
+  /// No options given.
+  public init() {}
+
+  /// `--null` needs a list.
+  public func validate() throws {
+    if null && filesFrom == nil { throw ValidationError("--null needs --files-from") }
+  }
+
+  /// The inputs: `arguments`, then the list's.
+  ///
+  /// - Throws: `ValidationError` when `-` is both the list and an input, or the list cannot be
+  ///   opened.
+  public func inputs(arguments: [String], recursive: Bool = false) throws -> InputList {
+    if filesFrom == "-" && arguments.contains("-") {
+      throw ValidationError("standard input cannot be both the --files-from list and an input")
+    }
+    do {
+      return try InputList(
+        arguments: arguments, filesFrom: filesFrom, nulSeparated: null, recursive: recursive)
+    } catch {
+      throw ValidationError("\(error)")
+    }
+  }
+}
+
+/// Remote inputs and what one input may read: `--allow-network`, `--max-bytes` (the tools that
+/// read their inputs themselves; mediamerge's ffmpeg reads local files only).
+public struct NetworkOptions: ParsableArguments, Sendable {
   /// `--allow-network`: inputs named `http://` or `https://` are fetched (range requests).
   @Flag(
     help:
@@ -93,9 +121,8 @@ public struct InputOptions: ParsableArguments, Sendable {
   /// No options given.
   public init() {}
 
-  /// `--null` needs a list; the list and a media input cannot both be standard input.
+  /// `--max-bytes` counts from 1.
   public func validate() throws {
-    if null && filesFrom == nil { throw ValidationError("--null needs --files-from") }
     if let maxBytes, maxBytes < 1 { throw ValidationError("--max-bytes must be at least 1") }
   }
 
@@ -106,22 +133,6 @@ public struct InputOptions: ParsableArguments, Sendable {
     case .standardInput: return .standardInput
     case .path(let path):
       return allowNetwork && InputSource.isRemote(path) ? .url(path) : .file(path)
-    }
-  }
-
-  /// The inputs: `arguments`, then the list's.
-  ///
-  /// - Throws: `ValidationError` when `-` is both the list and an input, or the list cannot be
-  ///   opened.
-  public func inputs(arguments: [String], recursive: Bool = false) throws -> InputList {
-    if filesFrom == "-" && arguments.contains("-") {
-      throw ValidationError("standard input cannot be both the --files-from list and an input")
-    }
-    do {
-      return try InputList(
-        arguments: arguments, filesFrom: filesFrom, nulSeparated: null, recursive: recursive)
-    } catch {
-      throw ValidationError("\(error)")
     }
   }
 }

@@ -146,6 +146,8 @@ struct Media2WavCommand: ParsableCommand {
 
   @OptionGroup var input: InputOptions
 
+  @OptionGroup var network: NetworkOptions
+
   @OptionGroup var limits: TimeLimitOptions
 
   /// `media2wav mix ...` goes to `MixCommand` before the extraction's own options are parsed
@@ -222,7 +224,7 @@ struct Media2WavCommand: ParsableCommand {
   /// Where the WAV for `input` goes (nil: a URL with nowhere to put its WAV).
   func outputPath(for input: String) -> String? {
     if let output { return output }
-    let remote = self.input.allowNetwork && InputSource.isRemote(input)
+    let remote = network.allowNetwork && InputSource.isRemote(input)
     // A URL's name is its last path component, without a query.
     let path = remote ? String(input.split(separator: "?").first ?? "") : input
     let name = path.split(separator: "/").last.map(String.init) ?? path
@@ -250,7 +252,7 @@ struct Media2WavCommand: ParsableCommand {
     options.allowReferences = input.allowReferences
     options.sync = !noSync
     options.timeout = limits.timeout
-    options.maxBytes = input.maxBytes
+    options.maxBytes = network.maxBytes
     return options
   }
 
@@ -268,7 +270,7 @@ struct Media2WavCommand: ParsableCommand {
       ReportWriter(
         writer: json ? JSONStreamWriter(layout: inputs.isSingleArgument ? .single : .array) : nil,
         verbose: verbose, quiet: quiet))
-    let (command, sources) = (self, self.input)
+    let (command, sources) = (self, network)
 
     orderedParallel(workers: workers, next: inputs.next) { _, path in
       let input = path.display

@@ -98,6 +98,8 @@ struct MediaCompatCommand: ParsableCommand {
 
   @OptionGroup var input: InputOptions
 
+  @OptionGroup var network: NetworkOptions
+
   @OptionGroup var limits: TimeLimitOptions
 
   static func main() { mainAsTool() }
@@ -130,8 +132,9 @@ struct MediaCompatCommand: ParsableCommand {
     let checker = CompatibilityChecker(delivery: delivery)
     let prober = Prober(
       options: ProbeOptions(
-        allowReferences: input.allowReferences, timeout: limits.timeout, maxBytes: input.maxBytes))
-    let options = input
+        allowReferences: input.allowReferences, timeout: limits.timeout, maxBytes: network.maxBytes)
+    )
+    let options = network
     let suggest = self.suggest
     let inputs = try input.inputs(arguments: paths)
     let layout: JSONStreamWriter.Layout =

@@ -61,8 +61,8 @@ struct MediaMergeCommand: ParsableCommand {
       output_is_directory, write_error, interrupted.
 
       EXIT STATUS: 0 the output was written and checked (or the plan made), 1 it was not (any \
-      error above), 64 usage errors (--allow-network too: clips are local files, each read \
-      twice), 130 or 143 when interrupted by SIGINT or SIGTERM. \
+      error above), 64 usage errors, 130 or 143 when interrupted by SIGINT or SIGTERM. Clips \
+      are local files (each is read twice: probed, then by ffmpeg); there is no --allow-network. \
       \(CommonHelp.dashes)
 
       EXAMPLES:
@@ -122,9 +122,6 @@ struct MediaMergeCommand: ParsableCommand {
     if clips.isEmpty && input.filesFrom == nil { throw ValidationError("give the clips to merge") }
     if clips.contains("-") {
       throw ValidationError("standard input cannot be a clip (each clip is read twice)")
-    }
-    if input.allowNetwork {
-      throw ValidationError("mediamerge merges local files only: --allow-network does not apply")
     }
     if MergeRequest.container(for: output) == nil {
       throw ValidationError("the output must end in .mp4, .m4v or .mov")
@@ -219,7 +216,7 @@ struct MediaMergeCommand: ParsableCommand {
   /// - Returns: the clips, and the errors of those that could not be probed, in order.
   func probe(_ paths: [String]) -> (clips: [ProbedClip], errors: [MergeError]) {
     let prober = ClipProber(
-      allowReferences: input.allowReferences, timeout: limits.timeout, maxBytes: input.maxBytes)
+      allowReferences: input.allowReferences, timeout: limits.timeout)
     let results = Mutex<[Int: Result<ProbedClip, MergeError>]>([:])
     orderedParallel(count: paths.count, jobs: parallel.jobs) { index in
       do throws(MergeError) {

@@ -99,6 +99,8 @@ struct MediaProbeCommand: ParsableCommand {
 
   @OptionGroup var input: InputOptions
 
+  @OptionGroup var network: NetworkOptions
+
   @OptionGroup var limits: TimeLimitOptions
 
   @Option(
@@ -148,7 +150,7 @@ struct MediaProbeCommand: ParsableCommand {
     let prober = Prober(
       options: ProbeOptions(
         scan: scan, allowReferences: input.allowReferences, timeout: limits.timeout,
-        maxBytes: input.maxBytes, verify: scope, hash: hash != nil,
+        maxBytes: network.maxBytes, verify: scope, hash: hash != nil,
         decoderThreads: Int32(max(1, coreCount / workers))))
     let selected = (try? PlatformDatabase.resolve(list: compat)) ?? []
     let checker = CompatibilityChecker()
@@ -159,7 +161,7 @@ struct MediaProbeCommand: ParsableCommand {
         encoder: JSONEncoder.mediaTools(compact: ndjson), summary: summary,
         quiet: diagnostics.quiet))
 
-    let options = input
+    let options = network
     orderedParallel(workers: workers, next: inputs.next) { _, path in
       let outcome = prober.outcome(for: options.source(for: path), path: path.display)
       var compat: [PlatformVerdict]?
