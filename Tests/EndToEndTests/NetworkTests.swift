@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(FoundationNetworking)
+  import FoundationNetworking  // Data(contentsOf:) for http URLs on Linux
+#endif
+
 /// Inputs read over HTTP with `--allow-network`, from a loopback server with Range support that
 /// counts the bytes it sends (Scripts/range-server.py). Nothing leaves 127.0.0.1.
 @Suite(.serialized) struct NetworkTests {
@@ -80,6 +84,16 @@ import Testing
         value(try remote.json(), "size_bytes") as? Int == value(try local.json(), "size_bytes")
           as? Int)
       #expect((value(try remote.json(), "bytes_read") as? Int ?? 0) > 0)
+    }
+    // A small file crosses the network once, in one request: going back to its head (after the
+    // format probe, for the box walk) is served from what already came.
+    for name in ["tone.ogg", "h264_25fps.mp4"] {
+      try server.reset()
+      let once = try run("mediaprobe", ["--allow-network", server.url(name)])
+      let served = try server.stats()
+      let size = try #require(value(try once.json(), "size_bytes") as? Int)
+      #expect(served.requests == 1 && served.bytes == size, "\(name): \(served), size \(size)")
+      #expect(value(try once.json(), "bytes_read") as? Int == size)
     }
     // mediacompat reads URLs the same way.
     let compat = try run(

@@ -52,6 +52,11 @@ package final class ByteSource {
   /// A read stopped at the deadline.
   package private(set) var timedOut = false
   private var position: Int64 = 0
+  /// For a remote input, the file's first bytes as they came (up to `headLimit`): libavformat
+  /// goes back to the head after probing the format, and the box walk reads it again; served
+  /// from here, neither costs a new request.
+  private var head: [UInt8] = []
+  private static let headLimit = 1 << 18
 
   /// Opens `path` for reading without blocking on a FIFO: the path is checked first (devices,
   /// sockets and directories are refused before they are opened), the descriptor checked again
@@ -216,11 +221,21 @@ package final class ByteSource {
         hitByteCap = true
         return mt_averror_eof
       }
+      if position < Int64(head.count) {
+        let start = Int(position)
+        let served = min(wanted, head.count - start)
+        head.withUnsafeBufferPointer {
+          buffer.update(from: $0.baseAddress! + start, count: served)
+        }
+        position += Int64(served)
+        return Int32(served)
+      }
       if avio_tell(remote) != position, avio_seek(remote, position, SEEK_SET) < 0 {
         return mt_averror(EIO)
       }
       let result = avio_read(remote, buffer, Int32(wanted))
       if result > 0 {
+        keepHead(UnsafeBufferPointer(start: buffer, count: Int(result)), at: position)
         bytesRead += Int64(result)
         position += Int64(result)
       }
@@ -239,6 +254,16 @@ package final class ByteSource {
       if errno == EINTR || errno == EAGAIN { continue }
       return mt_averror(errno)
     }
+  }
+
+  /// Keeps what a remote read returned at `offset` if it continues the head.
+  private func keepHead(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int64) {
+    guard head.count < Self.headLimit, offset <= Int64(head.count),
+      offset + Int64(bytes.count) > Int64(head.count)
+    else { return }
+    let skip = head.count - Int(offset)
+    let take = min(bytes.count - skip, Self.headLimit - head.count)
+    head.append(contentsOf: bytes[skip..<skip + take])
   }
 
   /// Waits until the descriptor has data (or its writer closed it), at most until the deadline.
@@ -291,12 +316,21 @@ package final class ByteSource {
     guard kind != .stream, count > 0 else { return [] }
     var buffer = [UInt8](repeating: 0, count: count)
     if let remote {
+      // The end of the file, when known, bounds the request: a small file may be all head.
+      let end = min(offset + UInt64(count), size.map { UInt64($0) } ?? .max)
+      if offset < end && end <= UInt64(head.count) {
+        return Array(head[Int(offset)..<Int(end)])
+      }
       if let maxBytes, remote.pointee.bytes_read >= maxBytes { return [] }
       guard avio_seek(remote, Int64(offset), SEEK_SET) >= 0 else { return [] }
       let read = buffer.withUnsafeMutableBufferPointer {
         avio_read(remote, $0.baseAddress, Int32(count))
       }
-      return read > 0 ? Array(buffer.prefix(Int(read))) : []
+      guard read > 0 else { return [] }
+      buffer.withUnsafeBufferPointer {
+        keepHead(UnsafeBufferPointer(rebasing: $0.prefix(Int(read))), at: Int64(offset))
+      }
+      return Array(buffer.prefix(Int(read)))
     }
     let read = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
     guard read > 0 else { return [] }
