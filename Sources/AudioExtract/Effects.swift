@@ -84,16 +84,7 @@ final class EffectsStage {
     else { return nil }
     self.effects = effects
     channels = format.channels
-    let layout = ChannelLayout(channels: Int32(format.channels), mask: format.channelMask)
-    let rate = Int32(format.sampleRate)
-    let from = FrameFormat(sampleFormat: AV_SAMPLE_FMT_FLT, sampleRate: rate, layout: layout)
-    let to = FrameFormat(
-      sampleFormat: format.encoding.converterFormat, sampleRate: rate, layout: layout)
-    do {
-      converter = try Resampler(from: from, to: to)
-    } catch {
-      throw .conversion("\(from.description) to \(to.description) after the effects", error)
-    }
+    converter = try Resampler.fromFloat(to: format, after: "after the effects")
   }
 
   /// Runs a conversion to float, applies the effects and writes what is ready to `sink`.

@@ -153,3 +153,25 @@ extension Resampler {
     }
   }
 }
+
+extension Resampler {
+  /// The converter from interleaved float at `format`'s rate and layout to its encoding: the
+  /// last step of a stage that works in float (the effects, the mixer).
+  ///
+  /// - Parameter stage: what comes before, for the error message ("after the effects").
+  /// - Throws: `ExtractError.conversion` when libswresample cannot build it.
+  static func fromFloat(to format: PCMFormat, after stage: String) throws(ExtractError)
+    -> Resampler
+  {
+    let layout = ChannelLayout(channels: Int32(format.channels), mask: format.channelMask)
+    let rate = Int32(format.sampleRate)
+    let from = FrameFormat(sampleFormat: AV_SAMPLE_FMT_FLT, sampleRate: rate, layout: layout)
+    let to = FrameFormat(
+      sampleFormat: format.encoding.converterFormat, sampleRate: rate, layout: layout)
+    do {
+      return try Resampler(from: from, to: to)
+    } catch {
+      throw .conversion("\(from.description) to \(to.description) \(stage)", error)
+    }
+  }
+}

@@ -44,17 +44,7 @@ import Testing
     process.standardOutput = FileHandle.nullDevice
     process.standardError = standardError ?? FileHandle.nullDevice
     try process.run()
-    let descriptors = "/proc/\(process.processIdentifier)/fd"
-    for _ in 0..<2000 {
-      let names = (try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []
-      let open = names.contains { name in
-        let target = try? FileManager.default.destinationOfSymbolicLink(
-          atPath: descriptors + "/" + name)
-        return target?.hasPrefix(outputDirectory) == true
-      }
-      if open || !process.isRunning { break }
-      usleep(5000)
-    }
+    waitUntilWriting(process, under: outputDirectory)
     return process
   }
 

@@ -349,23 +349,15 @@ import Testing
     process.standardInput = input
     process.standardError = FileHandle.nullDevice
     try process.run()
+    signal(SIGPIPE, SIG_IGN)  // media2wav may die while the writer still writes: EPIPE instead
     let writer = input.fileHandleForWriting
     DispatchQueue.global().async {
       try? writer.write(contentsOf: bytes.prefix(bytes.count * 8 / 10))
     }
-    // The output is an unnamed file (O_TMPFILE) in the output directory: it shows in /proc as
-    // one of the process's descriptors, not in the directory.
-    var started = false
-    for _ in 0..<100 where !started {
-      Thread.sleep(forTimeInterval: 0.05)
-      let descriptors = "/proc/\(process.processIdentifier)/fd"
-      started = ((try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []).contains
-      {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: descriptors + "/" + $0))?
-          .hasPrefix(output.path) == true
-      }
-    }
-    #expect(started, "the output file should be open while media2wav runs")
+    // The output is an unnamed file (O_TMPFILE): it shows as one of the process's descriptors.
+    #expect(
+      waitUntilWriting(process, under: output.path),
+      "the output file should be open while media2wav runs")
     Thread.sleep(forTimeInterval: 0.2)
     kill(process.processIdentifier, SIGINT)
     process.waitUntilExit()

@@ -379,27 +379,43 @@ import Testing
     }
   }
 
-  /// SIGINT and SIGTERM during a merge: exit 130 and 143, ffmpeg killed, no file left.
-  @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
-  func interruptionLeavesNothing(_ signal: Int32, _ status: Int32) throws {
-    let directory = try TemporaryDirectory()
+  /// Starts a merge long enough to be interrupted (four clips at 1920x1080) into `directory`.
+  static func startLongMerge(
+    into directory: TemporaryDirectory, environment: [String: String] = [:]
+  )
+    throws -> Process
+  {
     let process = Process()
     process.executableURL = productsDirectory.appendingPathComponent("mediamerge")
     process.currentDirectoryURL = packageRoot
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     process.arguments =
       ["-q", "--size", "1920x1080"]
       + [Self.landscape, Self.portrait, Self.mirrored, Self.mono].map(\.path)
       + ["-o", directory.path("big.mp4")]
     process.standardError = FileHandle.nullDevice
     try process.run()
-    // ffmpeg writes an unnamed file in the directory (O_TMPFILE), named /proc/PID/fd/N for it.
-    let part = "/proc/\(process.processIdentifier)/fd/"
+    return process
+  }
+
+  /// Waits until a process with `text` in its command line runs (ffmpeg, named by its output).
+  static func waitForProcess(naming text: String) -> Int {
     var running = 0
-    for _ in 0..<200 where running == 0 {
-      running = Self.processes(naming: part)
+    for _ in 0..<400 where running == 0 {
+      running = processes(naming: text)
       if running == 0 { usleep(25_000) }
     }
-    #expect(running == 1, "ffmpeg did not start writing")
+    return running
+  }
+
+  /// SIGINT and SIGTERM during a merge: exit 130 and 143, ffmpeg killed, no file left.
+  @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
+  func interruptionLeavesNothing(_ signal: Int32, _ status: Int32) throws {
+    let directory = try TemporaryDirectory()
+    let process = try Self.startLongMerge(into: directory)
+    // ffmpeg writes an unnamed file in the directory (O_TMPFILE), named /proc/PID/fd/N for it.
+    let part = "/proc/\(process.processIdentifier)/fd/"
+    #expect(Self.waitForProcess(naming: part) == 1, "ffmpeg did not start writing")
     #expect(directory.contents.isEmpty, "\(directory.contents)")
     kill(process.processIdentifier, signal)
     process.waitUntilExit()
@@ -412,22 +428,9 @@ import Testing
   /// left, and ffmpeg ends too (its progress pipe has no reader any more).
   @Test func killLeavesNothing() throws {
     let directory = try TemporaryDirectory()
-    let process = Process()
-    process.executableURL = productsDirectory.appendingPathComponent("mediamerge")
-    process.currentDirectoryURL = packageRoot
-    process.arguments =
-      ["-q", "--size", "1920x1080"]
-      + [Self.landscape, Self.portrait, Self.mirrored, Self.mono].map(\.path)
-      + ["-o", directory.path("big.mp4")]
-    process.standardError = FileHandle.nullDevice
-    try process.run()
+    let process = try Self.startLongMerge(into: directory)
     let part = "/proc/\(process.processIdentifier)/fd/"
-    var running = 0
-    for _ in 0..<200 where running == 0 {
-      running = Self.processes(naming: part)
-      if running == 0 { usleep(25_000) }
-    }
-    #expect(running == 1, "ffmpeg did not start writing")
+    #expect(Self.waitForProcess(naming: part) == 1, "ffmpeg did not start writing")
     kill(process.processIdentifier, SIGKILL)
     process.waitUntilExit()
     for _ in 0..<100 where Self.processes(naming: part) > 0 { usleep(20_000) }
@@ -439,17 +442,8 @@ import Testing
   /// `.NAME.XXXXXX.part` file, and SIGINT removes it too.
   @Test func interruptionLeavesNothingWithNamedTemporaryFiles() throws {
     let directory = try TemporaryDirectory()
-    let process = Process()
-    process.executableURL = productsDirectory.appendingPathComponent("mediamerge")
-    process.currentDirectoryURL = packageRoot
-    process.environment = ProcessInfo.processInfo.environment.merging(
-      ["MEDIATOOLS_NO_O_TMPFILE": "1"]) { $1 }
-    process.arguments =
-      ["-q", "--size", "1920x1080"]
-      + [Self.landscape, Self.portrait, Self.mirrored, Self.mono].map(\.path)
-      + ["-o", directory.path("big.mp4")]
-    process.standardError = FileHandle.nullDevice
-    try process.run()
+    let process = try Self.startLongMerge(
+      into: directory, environment: ["MEDIATOOLS_NO_O_TMPFILE": "1"])
     var temporary: String?
     for _ in 0..<200 where temporary == nil {
       temporary = directory.contents.first { $0.hasSuffix(".part") }
@@ -457,12 +451,7 @@ import Testing
     }
     let part = try #require(temporary, "no temporary file appeared")
     // The file is made before ffmpeg starts: wait for ffmpeg too.
-    var running = 0
-    for _ in 0..<200 where running == 0 {
-      running = Self.processes(naming: part)
-      if running == 0 { usleep(25_000) }
-    }
-    #expect(running == 1, "ffmpeg did not start writing")
+    #expect(Self.waitForProcess(naming: part) == 1, "ffmpeg did not start writing")
     kill(process.processIdentifier, SIGINT)
     process.waitUntilExit()
     #expect(process.terminationStatus == 130)

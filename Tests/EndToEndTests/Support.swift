@@ -167,3 +167,24 @@ func assertGolden(
       actual == expected, "differs from golden \(relativePath)", sourceLocation: sourceLocation)
   }
 }
+
+/// Waits until `process` holds a file under `directory` open (an output being written shows in
+/// `/proc/PID/fd`, named or not), or has ended, or `seconds` passed.
+///
+/// - Returns: whether the file was seen open.
+@discardableResult
+func waitUntilWriting(_ process: Process, under directory: String, seconds: Double = 10) -> Bool {
+  let descriptors = "/proc/\(process.processIdentifier)/fd"
+  let deadline = Date().addingTimeInterval(seconds)
+  while Date() < deadline && process.isRunning {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []
+    let open = names.contains { name in
+      let target = try? FileManager.default.destinationOfSymbolicLink(
+        atPath: descriptors + "/" + name)
+      return target?.hasPrefix(directory) == true
+    }
+    if open { return true }
+    usleep(5000)
+  }
+  return false
+}

@@ -176,7 +176,7 @@ struct MixRun {
     let sink = try WAVSink(
       format: format, output: output, expectedSeconds: expected, rf64Limit: rf64Limit)
     do {
-      let converter = try Self.converter(for: format)
+      let converter = try Resampler.fromFloat(to: format, after: "for the mix")
       let channels = format.channels
       var mixed = [Float](repeating: 0, count: Mixer.block * channels)
       var position: Int64 = 0
@@ -231,20 +231,6 @@ struct MixRun {
         if firstClip == nil { firstClip = position + Int64(index / channels) }
       }
       if limit { samples[index] = SoftLimiter.apply(value) }
-    }
-  }
-
-  /// The converter from the mix's float to the output encoding.
-  static func converter(for format: PCMFormat) throws -> Resampler {
-    let layout = ChannelLayout(channels: Int32(format.channels), mask: format.channelMask)
-    let rate = Int32(format.sampleRate)
-    let from = FrameFormat(sampleFormat: AV_SAMPLE_FMT_FLT, sampleRate: rate, layout: layout)
-    let to = FrameFormat(
-      sampleFormat: format.encoding.converterFormat, sampleRate: rate, layout: layout)
-    do {
-      return try Resampler(from: from, to: to)
-    } catch {
-      throw ExtractError.conversion("\(from.description) to \(to.description) for the mix", error)
     }
   }
 
