@@ -388,6 +388,11 @@ public struct Prober: Sendable {
       if firstFrames[index] != nil {
         packetsWithoutFrame += 1
         decodeFirstFrame(index, packet)
+        // A keyframe needs no other packet: drain it now instead of decoding the frames it
+        // would be reordered with (three 1080i H.264 frames, 10 ms, for one frame's flags).
+        if firstFrames[index] != nil, packet.pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 {
+          decodeFirstFrame(index, nil)
+        }
       }
     }
     for index in Array(firstFrames.keys) { decodeFirstFrame(index, nil) }  // frames in flight
