@@ -135,6 +135,8 @@ struct Media2WavCommand: ParsableCommand {
     help: ArgumentHelp("Change the volume by this many decibels (e.g. -6).", valueName: "db"))
   var gain: Double?
 
+  @OptionGroup(title: "Analysis and normalization") var analysis: AnalysisFlags
+
   @OptionGroup var parallel: ParallelOptions
 
   @Flag(
@@ -200,6 +202,7 @@ struct Media2WavCommand: ParsableCommand {
       }
     }
     if let gain, !gain.isFinite { throw ValidationError("--gain must be a number of decibels") }
+    try validateAnalysis()
     let targets = inputs.compactMap(outputPath)
     if Set(targets).count != targets.count {
       throw ValidationError("two inputs would write the same output file")
@@ -238,6 +241,7 @@ struct Media2WavCommand: ParsableCommand {
     options.sync = !noSync
     options.timeout = limits.timeout
     options.maxBytes = input.maxBytes
+    analysis.apply(to: &options)
     return options
   }
 
@@ -253,7 +257,7 @@ struct Media2WavCommand: ParsableCommand {
     let (quiet, verbose, force) = (diagnostics.quiet, diagnostics.verbose, self.force)
     let report = Mutex(
       ReportWriter(
-        writer: json ? JSONStreamWriter(layout: inputs.isSingleArgument ? .single : .array) : nil,
+        writer: json || analysis.analyzeOnly ? JSONStreamWriter(layout: inputs.isSingleArgument ? .single : .array) : nil,
         verbose: verbose, quiet: quiet))
     let (command, sources) = (self, self.input)
 
@@ -261,6 +265,9 @@ struct Media2WavCommand: ParsableCommand {
       let input = path.display
       let bar = ProgressBar(label: input, quiet: quiet || !showBar)
       defer { bar.finish() }
+      if command.analysis.analyzeOnly {
+        return command.analyzeOnly(path, sources: sources, extractor: extractor, bar: bar)
+      }
       guard let target = command.outputPath(for: input) else {
         return .failure(
           input: input,
@@ -290,6 +297,8 @@ struct Media2WavCommand: ParsableCommand {
 /// One input's result.
 enum Outcome: Sendable {
   case success(ExtractionReport)
+  /// `--analyze-only`: the analysis, nothing written.
+  case analyzed(AnalysisReport)
   case failure(input: String, error: ExtractError)
   /// Standard output's reader closed the pipe: nothing to report, not a failure.
   case readerGone
@@ -323,6 +332,11 @@ struct ReportWriter: ~Copyable {
           "\(report.input): stream #\(report.streamIndex) (\(report.codec)) → \(report.output): "
             + "\(f.encoding.rawValue) \(f.sampleRate) Hz \(f.channels) ch, \(report.samples) samples"
             + (report.rf64 ? ", RF64" : ""))
+      }
+      if writer != nil, let data = try? encoder.encode(report) { writer!.write(data) }
+    case .analyzed(let report):
+      for warning in report.warnings where !quiet {
+        Console.error("media2wav", "\(report.input): warning: \(warning)")
       }
       if writer != nil, let data = try? encoder.encode(report) { writer!.write(data) }
     case .readerGone:
