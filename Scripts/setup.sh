@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   pkg-config
   libavformat-dev libavcodec-dev libavutil-dev libswresample-dev  # the FFmpeg 5.1 libraries
+  libebur128-dev    # EBU R128 loudness (media2wav --analyze, --normalize)
   ffmpeg            # ffmpeg/ffprobe: fixtures, the test oracle, and what mediamerge runs
   mediainfo         # benchmark peer
   sndfile-programs  # sndfile-info: WAV header validation
@@ -36,4 +37,10 @@ fi
 if ! python3 -c 'import jsonschema, referencing' 2>/dev/null; then
   echo "setup: installing python jsonschema" >&2
   python3 -m pip install -q --upgrade 'jsonschema>=4.18'
+fi
+
+# The loudness tests compare with pyloudnorm, pinned (its versions measure differently).
+if ! python3 -c 'import importlib.metadata as m, pyloudnorm, sys; sys.exit(m.version("pyloudnorm") != "0.1.1")' 2>/dev/null; then
+  echo "setup: installing python pyloudnorm 0.1.1" >&2
+  python3 -m pip install -q 'pyloudnorm==0.1.1'
 fi

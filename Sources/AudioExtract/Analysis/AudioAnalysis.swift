@@ -42,7 +42,8 @@ public struct ChannelStatistics: Sendable, Codable, Equatable {
   @NullEncoded public var rms: Double?
   /// The highest sample magnitude in dBFS; null for digital silence.
   @NullEncoded public var samplePeak: Double?
-  /// The mean sample value, as a fraction of full scale (as ffmpeg's `astats` "DC offset").
+  /// The mean sample value, as a fraction of full scale (as ffmpeg's `astats` "DC offset"), to
+  /// 1e-9.
   public var dcOffset: Double
   /// Samples of this channel at full scale.
   public var clippedSamples: Int64

@@ -240,7 +240,7 @@ final class AudioAnalyzer {
     let statistics = (0..<channels).map { channel in
       ChannelStatistics(
         rms: decibels(squares[channel] / count, power: true), samplePeak: decibels(samplePeaks[channel]),
-        dcOffset: sums[channel] / count, clippedSamples: clipped[channel])
+        dcOffset: (sums[channel] / count * 1e9).rounded() / 1e9, clippedSamples: clipped[channel])
     }
     let loudness = meter?.integratedLoudness ?? -.infinity
     let threeSeconds = frames >= 3 * Int64(sampleRate)
