@@ -52,6 +52,17 @@ struct Media2WavCommand: ParsableCommand {
       are kept. Corrupt packets are skipped with a warning, as ffmpeg does; if the format \
       changes mid-stream, the rest is converted to the first frame's format.
 
+      ANALYSIS: --json --analyze adds an "analysis" object to the report, measured on the \
+      samples as written, in the same decode pass: integrated loudness (LUFS), loudness range \
+      (LU), true peak (dBTP) and sample peak (dBFS) per EBU R128 / ITU-R BS.1770-4 with \
+      libebur128, RMS and DC offset per channel, clipped samples (runs at full scale), silence \
+      spans (--silence-threshold, --silence-duration, as silencedetect) and all_silent. \
+      --analyze-only writes no file and prints the report of the decoded samples as 32-bit \
+      float. --normalize LUFS measures first, then writes with one linear gain to that \
+      integrated loudness, lowered so the true peak stays at or below --true-peak (default -1 \
+      dBTP); the report's "normalization" gives the gain, what limited it, and the output's \
+      loudness measured again. Levels that are minus infinity (silence) are null.
+
       EXIT STATUS: 0 when every input was converted (or the reader of standard output went away), \
       1 when any failed (no audio stream, no decodable audio, unreadable input, output exists, \
       disk full ...), 64 for usage errors, 130/143 when interrupted by SIGINT/SIGTERM. \
@@ -63,6 +74,8 @@ struct Media2WavCommand: ParsableCommand {
         media2wav -o - --rate 16000 --channels 1 talk.m4a | sox -t wav - -n stat
         media2wav --start 1:30 --duration 10 --fade-out 2 song.mp3 -o clip.wav
         media2wav --json --jobs 4 --output-dir out/ *.mkv | jq '.[] | .samples'
+        media2wav --analyze-only *.mp3 | jq '.[] | {input, lufs: .analysis.integrated_loudness}'
+        media2wav --json --normalize -16 talk.m4a | jq .normalization
       """,
     version: "0.1.0")
 
@@ -257,7 +270,8 @@ struct Media2WavCommand: ParsableCommand {
     let (quiet, verbose, force) = (diagnostics.quiet, diagnostics.verbose, self.force)
     let report = Mutex(
       ReportWriter(
-        writer: json || analysis.analyzeOnly ? JSONStreamWriter(layout: inputs.isSingleArgument ? .single : .array) : nil,
+        writer: json || analysis.analyzeOnly
+          ? JSONStreamWriter(layout: inputs.isSingleArgument ? .single : .array) : nil,
         verbose: verbose, quiet: quiet))
     let (command, sources) = (self, self.input)
 

@@ -38,8 +38,7 @@ import Testing
     segments.flatMap { tone([$0.0, $0.0], seconds: $0.1) }
   }
 
-  static func analyze(_ samples: [Float], channels: Int = 2, mask: UInt64 = 0x3) -> AudioAnalysis
-  {
+  static func analyze(_ samples: [Float], channels: Int = 2, mask: UInt64 = 0x3) -> AudioAnalysis {
     let analyzer = AudioAnalyzer(
       encoding: .f32, channels: channels, sampleRate: rate, channelMask: mask,
       options: AnalysisOptions(), measured: "decoded")
@@ -65,16 +64,17 @@ import Testing
 
   // Published lengths where the gating depends on them; cases 1, 2 and 6 are steady tones whose
   // loudness does not depend on the length, so 5 s of them keeps the suite fast.
-  static let integrated: [(name: String, signal: @Sendable () -> [Float], channels: Int, mask: UInt64)] = [
-    ("3341-1", { sequence([(-23, 5)]) }, 2, 0x3),
-    ("3341-2", { sequence([(-33, 5)]) }, 2, 0x3),
-    ("3341-3", { sequence([(-36, 10), (-23, 60), (-36, 10)]) }, 2, 0x3),
-    ("3341-4", { sequence([(-72, 10), (-36, 10), (-23, 60), (-36, 10), (-72, 10)]) }, 2, 0x3),
-    ("3341-5", { sequence([(-26, 20), (-20, 20.1), (-26, 20)]) }, 2, 0x3),
-    // 5.0 (L R C Ls Rs) and 5.1 with a silent LFE (L R C LFE Ls Rs).
-    ("3341-6 5.0", { tone([-28, -28, -24, -30, -30], seconds: 5) }, 5, 0x37),
-    ("3341-6 5.1", { tone([-28, -28, -24, nil, -30, -30], seconds: 5) }, 6, 0x3F),
-  ]
+  static let integrated:
+    [(name: String, signal: @Sendable () -> [Float], channels: Int, mask: UInt64)] = [
+      ("3341-1", { sequence([(-23, 5)]) }, 2, 0x3),
+      ("3341-2", { sequence([(-33, 5)]) }, 2, 0x3),
+      ("3341-3", { sequence([(-36, 10), (-23, 60), (-36, 10)]) }, 2, 0x3),
+      ("3341-4", { sequence([(-72, 10), (-36, 10), (-23, 60), (-36, 10), (-72, 10)]) }, 2, 0x3),
+      ("3341-5", { sequence([(-26, 20), (-20, 20.1), (-26, 20)]) }, 2, 0x3),
+      // 5.0 (L R C Ls Rs) and 5.1 with a silent LFE (L R C LFE Ls Rs).
+      ("3341-6 5.0", { tone([-28, -28, -24, -30, -30], seconds: 5) }, 5, 0x37),
+      ("3341-6 5.1", { tone([-28, -28, -24, nil, -30, -30], seconds: 5) }, 6, 0x3F),
+    ]
 
   @Test(arguments: integrated.map(\.name))
   func integratedLoudnessOfTech3341(_ name: String) throws {
@@ -105,7 +105,8 @@ import Testing
     #expect(abs(range - spec.expected) <= 1, "\(name): \(range) LU")
     let (_, exact) = Self.exact(signal)
     #expect(abs(range - exact) <= 0.11, "\(name): histogram \(range), exact \(exact)")
-    print("EBU \(name): LRA \(range) LU (default mode \(rounded(exact)), expected \(spec.expected))")
+    print(
+      "EBU \(name): LRA \(range) LU (default mode \(rounded(exact)), expected \(spec.expected))")
   }
 
   // Tech 3341 cases 15-19: sines at fs/4, fs/6, fs/8 whose samples miss the crest (or hit it),
@@ -126,7 +127,9 @@ import Testing
     let frames = signal.count / 2
     for frame in 0..<fade {
       let gain = Float(frame) / Float(fade)
-      for index in [2 * frame, 2 * frame + 1, 2 * (frames - 1 - frame), 2 * (frames - 1 - frame) + 1] {
+      for index in [
+        2 * frame, 2 * frame + 1, 2 * (frames - 1 - frame), 2 * (frames - 1 - frame) + 1,
+      ] {
         signal[index] *= gain
       }
     }
@@ -253,8 +256,12 @@ import Testing
 
   @Test func normalizingGainRespectsTheCeiling() {
     let target = NormalizationOptions(target: -16, truePeakCeiling: -1)
-    #expect(AudioExtractor.normalizingGain(loudness: -20, truePeak: -8, to: target) == (4, "loudness"))
-    #expect(AudioExtractor.normalizingGain(loudness: -20, truePeak: -3, to: target) == (2, "true_peak"))
-    #expect(AudioExtractor.normalizingGain(loudness: nil, truePeak: nil, to: target) == (0, "no_loudness"))
+    #expect(
+      AudioExtractor.normalizingGain(loudness: -20, truePeak: -8, to: target) == (4, "loudness"))
+    #expect(
+      AudioExtractor.normalizingGain(loudness: -20, truePeak: -3, to: target) == (2, "true_peak"))
+    #expect(
+      AudioExtractor.normalizingGain(loudness: nil, truePeak: nil, to: target) == (0, "no_loudness")
+    )
   }
 }

@@ -16,8 +16,12 @@ import Testing
       isFloat
       ? samples.withUnsafeBytes { Data($0) } : int16.withUnsafeBytes { Data($0) }
     var header = Data()
-    func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { header.append(contentsOf: $0) } }
-    func u16(_ v: Int) { withUnsafeBytes(of: UInt16(v).littleEndian) { header.append(contentsOf: $0) } }
+    func u32(_ v: Int) {
+      withUnsafeBytes(of: UInt32(v).littleEndian) { header.append(contentsOf: $0) }
+    }
+    func u16(_ v: Int) {
+      withUnsafeBytes(of: UInt16(v).littleEndian) { header.append(contentsOf: $0) }
+    }
     header.append(contentsOf: Array("RIFF".utf8))
     u32(36 + data.count)
     header.append(contentsOf: Array("WAVEfmt ".utf8))
@@ -186,7 +190,9 @@ import Testing
       (0, 90000, 3, .max),
     ]
     for run in runs {
-      for frame in run.start..<run.start + run.length { samples[2 * frame + run.channel] = run.value }
+      for frame in run.start..<run.start + run.length {
+        samples[2 * frame + run.channel] = run.value
+      }
     }
     let path = directory.path("clipped.wav")
     try Self.writeWAV(path, int16: samples, channels: 2)
@@ -208,7 +214,8 @@ import Testing
     let flatness = astats.stderr.matches(of: /Flat factor: ([0-9.]+)/).map { Double($0.1)! }
     #expect(counts.count == 3 && flatness.count == 3, "\(astats.stderr)")  // 2 channels, overall
     let perChannel = try #require(value(report, "analysis", "channels") as? [[String: Any]])
-    #expect(perChannel.map { Double($0["clipped_samples"] as? Int ?? -1) } == Array(counts.prefix(2)))
+    #expect(
+      perChannel.map { Double($0["clipped_samples"] as? Int ?? -1) } == Array(counts.prefix(2)))
     for channel in 0..<2 {
       let lengths = first.filter { $0["channel"] as? Int == channel }.map {
         Double($0["length"] as? Int ?? 0)
@@ -258,7 +265,8 @@ import Testing
     #expect(value(report, "normalization", "limited_by") as? String == "loudness")
     let measured = try Self.ffmpegLoudness(out)
     #expect(abs(measured.loudness + 16) <= 0.1, "ffmpeg measures \(measured.loudness) LUFS")
-    let reported = try #require(value(report, "normalization", "output_integrated_loudness") as? Double)
+    let reported = try #require(
+      value(report, "normalization", "output_integrated_loudness") as? Double)
     #expect(abs(reported + 16) <= 0.1)
     #expect(measured.truePeak <= -1 + 0.1)
     // Limited by the ceiling: a quiet tone with a few loud clicks cannot reach -14 LUFS under
@@ -287,7 +295,9 @@ import Testing
 
   @Test func reportsValidateAgainstTheSchema() throws {
     let directory = try TemporaryDirectory()
-    let inputs = ["tone.m4a", "surround_5.1.ac3", "orient_up.mp4"].map { "\(fixturesDirectory)/\($0)" }
+    let inputs = ["tone.m4a", "surround_5.1.ac3", "orient_up.mp4"].map {
+      "\(fixturesDirectory)/\($0)"
+    }
     let only = try run("media2wav", ["--analyze-only"] + inputs)
     #expect(only.status == 1)  // orient_up.mp4 has no audio
     let extracted = try run(
@@ -306,7 +316,8 @@ import Testing
     for arguments in [
       ["--analyze", input], ["--analyze-only", input, "-o", "x.wav"],
       ["--analyze-only", "--format", "s24", input], ["--normalize", "-16", "--gain", "3", input],
-      ["--true-peak", "-1", input], ["--normalize", "5", input], ["--silence-duration", "3", input],
+      ["--true-peak", "-1", input], ["--normalize", "5", input],
+      ["--silence-duration", "3", input],
       ["--analyze-only", "--quiet", input], ["--normalize", "-16", "-", "-o", "x.wav"],
     ] {
       #expect(try run("media2wav", arguments).status == 64, "\(arguments)")

@@ -18,6 +18,8 @@ final class AudioAnalyzer {
   let sampleRate: Int
   private let options: AnalysisOptions
   private let measured: String
+  /// The loudness meter this analyzer feeds itself (nil: `AnalysisThread` feeds one on another
+  /// thread and hands it to `finish`).
   private let meter: LoudnessMeter?
   private let truePeak: TruePeakMeter
   /// One block as interleaved floats.
@@ -57,14 +59,16 @@ final class AudioAnalyzer {
   /// - Parameter measured: `written` or `decoded`, reported as is.
   init(
     encoding: PCMEncoding, channels: Int, sampleRate: Int, channelMask: UInt64,
-    options: AnalysisOptions, measured: String
+    options: AnalysisOptions, measured: String, feedsLoudness: Bool = true
   ) {
     self.encoding = encoding
     self.channels = channels
     self.sampleRate = sampleRate
     self.options = options
     self.measured = measured
-    meter = LoudnessMeter(channels: channels, sampleRate: sampleRate, channelMask: channelMask)
+    meter =
+      feedsLoudness
+      ? LoudnessMeter(channels: channels, sampleRate: sampleRate, channelMask: channelMask) : nil
     truePeak = TruePeakMeter(channels: channels, sampleRate: sampleRate)
     floats = [Float](repeating: 0, count: TruePeakMeter.blockFrames * channels)
     loud = [UInt8](repeating: 0, count: TruePeakMeter.blockFrames)
@@ -89,6 +93,7 @@ final class AudioAnalyzer {
 
   /// Measures whole frames of bytes in the encoding (a trailing partial frame is ignored).
   func process(_ bytes: UnsafeRawBufferPointer) {
+    meter?.add(bytes, encoding: encoding)
     guard let base = bytes.baseAddress else { return }
     let frameBytes = encoding.bytesPerSample * channels
     let total = bytes.count / frameBytes
@@ -108,32 +113,27 @@ final class AudioAnalyzer {
       case .u8:
         let p = raw.assumingMemoryBound(to: UInt8.self)
         for i in 0..<samples { out[i] = (Float(p[i]) - 128) / 128 }
-        meter?.add(float: out, frames: count)
       case .s16:
         let p = raw.assumingMemoryBound(to: Int16.self)
         for i in 0..<samples { out[i] = Float(p[i]) / 32768 }
-        meter?.add(int16: p, frames: count)
       case .s24:
         let p = raw.assumingMemoryBound(to: UInt8.self)
         for i in 0..<samples {
           let value =
-            Int32(bitPattern: UInt32(p[3 * i]) << 8 | UInt32(p[3 * i + 1]) << 16
-              | UInt32(p[3 * i + 2]) << 24) >> 8
+            Int32(
+              bitPattern: UInt32(p[3 * i]) << 8 | UInt32(p[3 * i + 1]) << 16
+                | UInt32(p[3 * i + 2]) << 24) >> 8
           out[i] = Float(value) / 8_388_608
         }
-        meter?.add(float: out, frames: count)
       case .s32:
         let p = raw.assumingMemoryBound(to: Int32.self)
         for i in 0..<samples { out[i] = Float(Double(p[i]) / 2_147_483_648) }
-        meter?.add(int32: p, frames: count)
       case .f32:
         let p = raw.assumingMemoryBound(to: Float.self)
         out.update(from: p, count: samples)
-        meter?.add(float: p, frames: count)
       case .f64:
         let p = raw.assumingMemoryBound(to: Double.self)
         for i in 0..<samples { out[i] = Float(p[i]) }
-        meter?.add(double: p, frames: count)
       }
       measure(out, frames: count)
       truePeak.process(out, frames: count, samplePeak: peaks.max() ?? 0)
@@ -229,7 +229,11 @@ final class AudioAnalyzer {
   }
 
   /// The measurements of everything processed.
-  func finish() -> AudioAnalysis {
+  ///
+  /// - Parameter loudness: what a meter fed with the same samples elsewhere measured (else this
+  ///   analyzer's own meter; nil when libebur128 could not measure the format).
+  func finish(loudness: LoudnessResult? = nil) -> AudioAnalysis {
+    let meter = loudness ?? self.meter?.result
     for channel in 0..<channels where runSign[channel] != 0 { closeRun(channel) }
     if let start = quietSince { closeSilence(from: start, to: frames) }
     quietSince = nil
@@ -239,7 +243,8 @@ final class AudioAnalyzer {
     let samplePeak = samplePeaks.max() ?? 0
     let statistics = (0..<channels).map { channel in
       ChannelStatistics(
-        rms: decibels(squares[channel] / count, power: true), samplePeak: decibels(samplePeaks[channel]),
+        rms: decibels(squares[channel] / count, power: true),
+        samplePeak: decibels(samplePeaks[channel]),
         dcOffset: (sums[channel] / count * 1e9).rounded() / 1e9, clippedSamples: clipped[channel])
     }
     let loudness = meter?.integratedLoudness ?? -.infinity

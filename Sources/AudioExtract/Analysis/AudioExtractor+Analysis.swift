@@ -44,10 +44,9 @@ extension AudioExtractor {
     func ready() -> AnalysisThread {
       if let thread { return thread }
       guard let format = source.format else { preconditionFailure("a conversion has a format") }
-      let made = AnalysisThread(
-        analyzer: AudioAnalyzer(
-          encoding: .f32, channels: format.channels, sampleRate: format.sampleRate,
-          channelMask: format.channelMask, options: analysis, measured: "decoded"))
+      var measuredFormat = format
+      measuredFormat.encoding = .f32
+      let made = AnalysisThread(format: measuredFormat, options: analysis, measured: "decoded")
       effects = Effects(
         channels: format.channels, sampleRate: format.sampleRate, gainDB: options.gainDB,
         fadeIn: options.fadeIn, fadeOut: options.fadeOut)
@@ -104,8 +103,10 @@ extension AudioExtractor {
     var first = options
     first.normalization = nil
     first.gainDB = nil
-    let measured = try AudioExtractor(options: first).analyze(source, path: path, progress: progress)
-      .analysis
+    let measured = try AudioExtractor(options: first).analyze(
+      source, path: path, progress: progress
+    )
+    .analysis
     let (gain, limitedBy) = Self.normalizingGain(
       loudness: measured.integratedLoudness, truePeak: measured.truePeak, to: normalization)
     var second = options

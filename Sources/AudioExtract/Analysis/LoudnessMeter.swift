@@ -99,12 +99,15 @@ func ebur128ChannelMap(mask: UInt64, channels: Int) -> [Int32]? {
 final class LoudnessMeter {
   private let state: EBUR128State
   let sampleRate: Int
+  /// u8 and s24 samples as float.
+  private var scratch: [Float] = []
 
   /// - Returns: nil when libebur128 cannot measure this many channels or this rate.
   init?(channels: Int, sampleRate: Int, channelMask: UInt64) {
     let mode =
-      Int32(EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue | EBUR128_MODE_SAMPLE_PEAK.rawValue
-        | EBUR128_MODE_HISTOGRAM.rawValue)
+      Int32(
+        EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue | EBUR128_MODE_SAMPLE_PEAK.rawValue
+          | EBUR128_MODE_HISTOGRAM.rawValue)
     guard let state = EBUR128State(channels: channels, sampleRate: sampleRate, mode: mode) else {
       return nil
     }
@@ -113,6 +116,37 @@ final class LoudnessMeter {
     }
     self.state = state
     self.sampleRate = sampleRate
+  }
+
+  /// Adds whole interleaved frames of bytes in `encoding`: in their own type where libebur128 has
+  /// one (s16, s32, f32, f64), as float otherwise (u8 and packed s24, which float holds exactly).
+  func add(_ bytes: UnsafeRawBufferPointer, encoding: PCMEncoding) {
+    guard let raw = bytes.baseAddress else { return }
+    let samples = bytes.count / encoding.bytesPerSample
+    let frames = samples / state.channels
+    switch encoding {
+    case .s16: add(int16: raw.assumingMemoryBound(to: Int16.self), frames: frames)
+    case .s32: add(int32: raw.assumingMemoryBound(to: Int32.self), frames: frames)
+    case .f32: add(float: raw.assumingMemoryBound(to: Float.self), frames: frames)
+    case .f64: add(double: raw.assumingMemoryBound(to: Double.self), frames: frames)
+    case .u8, .s24:
+      if scratch.count < samples { scratch = [Float](repeating: 0, count: samples) }
+      let p = raw.assumingMemoryBound(to: UInt8.self)
+      scratch.withUnsafeMutableBufferPointer { out in
+        if encoding == .u8 {
+          for i in 0..<samples { out[i] = (Float(p[i]) - 128) / 128 }
+        } else {
+          for i in 0..<samples {
+            let value =
+              Int32(
+                bitPattern: UInt32(p[3 * i]) << 8 | UInt32(p[3 * i + 1]) << 16
+                  | UInt32(p[3 * i + 2]) << 24) >> 8
+            out[i] = Float(value) / 8_388_608
+          }
+        }
+        add(float: out.baseAddress!, frames: frames)
+      }
+    }
   }
 
   /// Adds interleaved frames.
@@ -148,4 +182,21 @@ final class LoudnessMeter {
 
   /// Each channel's sample peak, linear (1.0 = full scale).
   var samplePeaks: [Double] { state.perChannel(ebur128_sample_peak) }
+
+  /// The three results together.
+  var result: LoudnessResult {
+    LoudnessResult(
+      integratedLoudness: integratedLoudness, loudnessRange: loudnessRange,
+      samplePeaks: samplePeaks)
+  }
+}
+
+/// What a `LoudnessMeter` measured.
+struct LoudnessResult: Sendable {
+  /// LUFS (minus infinity when nothing passed the gates).
+  var integratedLoudness: Double
+  /// LU (0 under 3 s).
+  var loudnessRange: Double
+  /// Linear, per channel.
+  var samplePeaks: [Double]
 }

@@ -107,7 +107,9 @@ final class TruePeakMeter {
     let running = max(Float(peak), samplePeak * (1 - 1e-6))
     if estimate + 1e-5 * blockPeak * (1 + gainBound) >= running {
       evaluatedFrames += frames
-      history.withUnsafeBufferPointer { _ = ebur128_add_frames_float(state.pointer, $0.baseAddress, delay) }
+      history.withUnsafeBufferPointer {
+        _ = ebur128_add_frames_float(state.pointer, $0.baseAddress, delay)
+      }
       _ = ebur128_add_frames_float(state.pointer, samples, frames)
       peak = max(peak, state.perChannel(ebur128_prev_true_peak).max() ?? 0)
     }
