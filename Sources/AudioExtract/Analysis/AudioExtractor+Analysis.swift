@@ -53,22 +53,28 @@ extension AudioExtractor {
       thread = made
       return made
     }
-    /// Hands float samples to the analysis (through the effects when there are any).
-    func measure(_ bytes: UnsafeRawBufferPointer, thread: AnalysisThread) {
-      guard effects != nil else { return thread.submit(bytes) }
-      let processed = effects!.process(Array(bytes.bindMemory(to: Float.self)))
-      processed.withUnsafeBytes { thread.submit($0) }
+    // Conversions come a frame (about 1024 samples) at a time; the analysis takes them in
+    // chunks of 256 KiB, as the WAV writer does, so its hand-over costs little.
+    let pending = ByteBuffer(capacity: 320 << 10)
+    func flush(_ thread: AnalysisThread, whenAbove limit: Int = 256 << 10) {
+      guard pending.count >= limit else { return }
+      thread.submit(pending.contents)
+      pending.removeAll()
     }
     do {
       while try source.step({ (conversion) throws(ExtractError) in
         let thread = ready()
         scratch.removeAll()
         do throws(FFmpegError) {
-          try conversion(scratch)
+          try conversion(effects == nil ? pending : scratch)
         } catch {
           throw ExtractError.conversion("converting the samples to float for the analysis", error)
         }
-        measure(scratch.contents, thread: thread)
+        if effects != nil {
+          let processed = effects!.process(Array(scratch.contents.bindMemory(to: Float.self)))
+          processed.withUnsafeBytes { pending.append($0) }
+        }
+        flush(thread)
       }) {
         steps += 1
         if let progress, steps % 64 == 0 {
@@ -80,7 +86,8 @@ extension AudioExtractor {
       throw error
     }
     let measuring = ready()
-    if let tail = effects?.finish() { tail.withUnsafeBytes { measuring.submit($0) } }
+    if let tail = effects?.finish() { tail.withUnsafeBytes { pending.append($0) } }
+    flush(measuring, whenAbove: 0)
     let result = measuring.finish()
     guard let format = source.format else { preconditionFailure("the source has a format") }
     return AnalysisReport(

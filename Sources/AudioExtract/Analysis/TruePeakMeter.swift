@@ -113,11 +113,19 @@ final class TruePeakMeter {
       _ = ebur128_add_frames_float(state.pointer, samples, frames)
       peak = max(peak, state.perChannel(ebur128_prev_true_peak).max() ?? 0)
     }
-    // Remember the last frames: `delay` interleaved for libebur128, `delay - 1` per lane.
-    let total = delay + frames
-    var joined = history
-    joined.append(contentsOf: UnsafeBufferPointer(start: samples, count: frames * channels))
-    history = Array(joined[(total - delay) * channels..<total * channels])
+    // Remember the last frames: `delay` interleaved for libebur128, `delay - 1` per lane (in
+    // place: an allocation per block makes each thread's malloc arena keep more and more).
+    let width = channels
+    history.withUnsafeMutableBufferPointer { history in
+      let keep = max(0, delay - frames)  // old frames still among the last `delay`
+      if keep > 0 {
+        for index in 0..<keep * width { history[index] = history[(delay - keep) * width + index] }
+      }
+      let fresh = delay - keep
+      for index in 0..<fresh * width {
+        history[keep * width + index] = samples[(frames - fresh) * width + index]
+      }
+    }
     for channel in 0..<channels {
       lanes[channel].withUnsafeMutableBufferPointer { lane in
         for index in 0..<kept { lane[index] = lane[frames + index] }
