@@ -31,6 +31,13 @@ let package = Package(
         .brew(["ffmpeg"]),
       ]
     ),
+    // libebur128, the EBU R128 / BS.1770 loudness meter (integrated loudness, loudness range,
+    // true peak), found with pkg-config.
+    .systemLibrary(
+      name: "CEBUR128",
+      pkgConfig: "libebur128",
+      providers: [.apt(["libebur128-dev"]), .brew(["libebur128"])]
+    ),
     // The shared probe module: FFmpeg wrappers, the probe model, frame rate, duration,
     // orientation. No command-line code.
     .target(name: "MediaProbe", dependencies: ["CFFmpeg"]),
@@ -58,7 +65,11 @@ let package = Package(
       ]
     ),
     // Decoding audio to PCM (libswresample) and the RIFF/RF64 writer. No command-line code.
-    .target(name: "AudioExtract", dependencies: ["MediaProbe", "CFFmpeg"]),
+    // Its loops touch every sample (the analysis's true-peak screen, peaks, sums), so it is
+    // optimized in debug builds too: the tests measure minutes of EBU test signals in seconds.
+    .target(
+      name: "AudioExtract", dependencies: ["MediaProbe", "CFFmpeg", "CEBUR128"],
+      swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
     // Joining clips on one exact timeline: the plan (timeline, render size, copy or encode), the
     // ffmpeg command that carries it out, and the check of the written file. No command-line
     // code; runs the ffmpeg CLI (a runtime dependency, installed by Scripts/setup.sh) into an
@@ -101,7 +112,7 @@ let package = Package(
     ),
     .testTarget(name: "MediaProbeTests", dependencies: ["MediaProbe"]),
     .testTarget(name: "CompatibilityTests", dependencies: ["Compatibility", "MediaProbe"]),
-    .testTarget(name: "AudioExtractTests", dependencies: ["AudioExtract"]),
+    .testTarget(name: "AudioExtractTests", dependencies: ["AudioExtract", "CEBUR128"]),
     .testTarget(name: "MergeTests", dependencies: ["Merge", "MediaProbe", "Compatibility"]),
     .testTarget(name: "EndToEndTests", dependencies: ["MediaProbe"]),
   ],

@@ -15,7 +15,8 @@
 #   media2wav mix: a 30-minute video's sound (H.264 + AAC) with a 3-minute MP3 song looped under
 #     it at 0.3 in <= 1.0x the wall time of ffmpeg's amix (normalize=0, -stream_loop, the same
 #     one thread), peak RSS <= ffmpeg's, and the same peak RSS (+- 2 MiB) for 1 and 30 minutes.
-#   Scripts/bench.sh [mediaprobe|media2wav|verify|mix]   (make bench builds the release binaries first)
+#   media2wav --analyze / --analyze-only: see bench_loudness.
+#   Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness]   (make bench builds the release binaries first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
@@ -240,11 +241,48 @@ bench_mix() {
   rm -f "$work"/*.wav
 }
 
+bench_loudness() {
+  # media2wav's analysis (issue 14): extraction with --analyze against plain extraction (target:
+  # <= 1.15x), --analyze-only against `ffmpeg -af ebur128=peak=true -f null -` (target: < 1x),
+  # and peak RSS that does not grow with the length (1 vs 60 minutes).
+  local wav="$bin/media2wav" m ours theirs
+  echo "== loudness: making 1, 30 and 60 minutes of 48 kHz stereo AAC (M4A)"
+  for minutes in 1 30 60; do
+    ffmpeg -nostdin -v error -y -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=$((minutes * 60))" \
+      -f lavfi -i "sine=frequency=660:sample_rate=48000:duration=$((minutes * 60))" \
+      -filter_complex amerge -c:a aac -b:a 128k "$work/loud$minutes.m4a"
+  done
+  best3() {  # command...: the best wall time of 3 runs
+    local best=999 t0 t1 d
+    for _ in 1 2 3; do
+      t0=$EPOCHREALTIME; "$@" >/dev/null 2>&1 || true; t1=$EPOCHREALTIME
+      d=$(elapsed "$t0" "$t1"); best=$(echo "if ($d < $best) $d else $best" | bc -l)
+    done
+    echo "$best"
+  }
+  local plain analyzed only ff
+  plain=$(best3 "$wav" -q --force "$work/loud30.m4a" -o "$work/plain.wav")
+  analyzed=$(best3 "$wav" --json --analyze --force "$work/loud30.m4a" -o "$work/analyzed.wav")
+  only=$(best3 "$wav" --analyze-only "$work/loud30.m4a")
+  ff=$(best3 ffmpeg -nostdin -hide_banner -nostats -threads 1 -i "$work/loud30.m4a" -map 0:a:0 -af ebur128=peak=true -f null -)
+  printf 'extraction (best of 3): plain %.2f s, with --analyze %.2f s, ratio %s (target <= 1.15)\n' \
+    "$plain" "$analyzed" "$(ratio "$analyzed" "$plain")"
+  printf 'analysis alone: media2wav --analyze-only %.2f s, ffmpeg ebur128=peak=true %.2f s, ratio %s (target < 1)\n' \
+    "$only" "$ff" "$(ratio "$only" "$ff")"
+  for m in 1 60; do
+    printf 'peak RSS --analyze-only, %s min: %s KiB; --json --analyze: %s KiB\n' "$m" \
+      "$(peak_kib "$wav" --analyze-only "$work/loud$m.m4a")" \
+      "$(peak_kib "$wav" --json --analyze --force "$work/loud$m.m4a" -o "$work/analyzed.wav")"
+  done
+  rm -f "$work"/*.wav
+}
+
 case "$which" in
   mediaprobe) bench_mediaprobe ;;
   media2wav) bench_media2wav ;;
   verify) bench_verify ;;
   mix) bench_mix ;;
-  all) bench_mediaprobe; bench_media2wav; bench_verify; bench_mix ;;
-  *) echo "usage: Scripts/bench.sh [mediaprobe|media2wav|verify|mix]" >&2; exit 64 ;;
+  loudness) bench_loudness ;;
+  all) bench_mediaprobe; bench_media2wav; bench_verify; bench_mix; bench_loudness ;;
+  *) echo "usage: Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness]" >&2; exit 64 ;;
 esac

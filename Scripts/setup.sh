@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   pkg-config
   libavformat-dev libavcodec-dev libavutil-dev libswresample-dev  # the FFmpeg 5.1 libraries
+  libebur128-dev    # EBU R128 loudness (media2wav --analyze, --normalize)
   ffmpeg            # ffmpeg/ffprobe: fixtures, the test oracle, and what mediamerge runs
   mediainfo         # benchmark peer
   sndfile-programs  # sndfile-info: WAV header validation
@@ -55,4 +56,10 @@ if [ ! -e "$venv/.complete" ]; then
   python3 -m venv "$venv"
   "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$requirements"
   touch "$venv/.complete"
+fi
+
+# The loudness tests compare with pyloudnorm, pinned (its versions measure differently).
+if ! python3 -c 'import importlib.metadata as m, pyloudnorm, sys; sys.exit(m.version("pyloudnorm") != "0.1.1")' 2>/dev/null; then
+  echo "setup: installing python pyloudnorm 0.1.1" >&2
+  python3 -m pip install -q 'pyloudnorm==0.1.1'
 fi

@@ -163,9 +163,9 @@ _media2wav() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(--force --no-sync --json -q --quiet -v --verbose -0 --null --allow-references --allow-network --version -h --help)
+    local -a non_repeating_flags=(--force --no-sync --analyze --analyze-only --json -q --quiet -v --verbose -0 --null --allow-references --allow-network --version -h --help)
     local -a repeating_options=()
-    local -a non_repeating_options=(-o --output --output-dir --stream --language --format --rate --channels --start --end --duration --fade-in --fade-out --gain -j --jobs --files-from --max-bytes --timeout)
+    local -a non_repeating_options=(-o --output --output-dir --stream --language --format --rate --channels --start --end --duration --fade-in --fade-out --gain --silence-threshold --silence-duration --normalize --true-peak -j --jobs --files-from --max-bytes --timeout)
     __media2wav_offer_flags_options -1
 
     # Offer option value completions
@@ -208,6 +208,18 @@ _media2wav() {
         return
         ;;
     '--gain')
+        return
+        ;;
+    '--silence-threshold')
+        return
+        ;;
+    '--silence-duration')
+        return
+        ;;
+    '--normalize')
+        return
+        ;;
+    '--true-peak')
         return
         ;;
     '-j'|'--jobs')

@@ -20,7 +20,7 @@ function __media2wav_parse_tokens -S
     set -l unparsed_tokens (__media2wav_tokens -pc)
     switch $unparsed_tokens[1]
     case 'media2wav'
-        __media2wav_parse_subcommand -r 1 'o/output=' 'output-dir=' 'force' 'no-sync' 'stream=' 'language=' 'format=' 'rate=' 'channels=' 'start=' 'end=' 'duration=' 'fade-in=' 'fade-out=' 'gain=' 'j/jobs=' 'json' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'allow-network' 'max-bytes=' 'timeout=' 'version' 'h/help'
+        __media2wav_parse_subcommand -r 1 'o/output=' 'output-dir=' 'force' 'no-sync' 'stream=' 'language=' 'format=' 'rate=' 'channels=' 'start=' 'end=' 'duration=' 'fade-in=' 'fade-out=' 'gain=' 'analyze' 'analyze-only' 'silence-threshold=' 'silence-duration=' 'normalize=' 'true-peak=' 'j/jobs=' 'json' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'allow-network' 'max-bytes=' 'timeout=' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'mix'
             __media2wav_parse_subcommand -r 1 'o/output=' 'force' 'length=' 'rate=' 'channels=' 'format=' 'limit' 'description=' 'json' 'no-sync' 'allow-references' 'q/quiet' 'v/verbose' 'version' 'h/help'
@@ -94,6 +94,12 @@ complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_op
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" fade-in' -l 'fade-in' -d 'Fade in linearly over this many seconds.' -rfka ''
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" fade-out' -l 'fade-out' -d 'Fade out linearly over the last seconds of the output.' -rfka ''
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" gain' -l 'gain' -d 'Change the volume by this many decibels (e.g. -6).' -rfka ''
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" analyze' -l 'analyze' -d 'Add an analysis of the written samples to the --json report: integrated loudness, loudness range, true peak and sample peak (EBU R128 / ITU-R BS.1770-4, libebur128), RMS and DC offset per channel, clipped samples, silence spans, the exact sample count. Measured in the same decode pass, on its own thread.'
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" analyze-only' -l 'analyze-only' -d 'Write no WAV: print the analysis report of the decoded samples (32-bit float, after --start/--end/--duration, --rate, --channels, --gain and fades).'
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" silence-threshold' -l 'silence-threshold' -d 'Silence is every channel below this level, in dBFS (default -60, as silencedetect).' -rfka ''
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" silence-duration' -l 'silence-duration' -d 'The shortest silence reported, in seconds (default 2, as silencedetect).' -rfka ''
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" normalize' -l 'normalize' -d 'Normalize to this integrated loudness in LUFS (e.g. -23, -16): measure, then write with one linear gain, lowered so the true peak stays at or below --true-peak. Reads the input twice; the output is measured again while it is written.' -rfka ''
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" true-peak' -l 'true-peak' -d 'The true-peak ceiling for --normalize, in dBTP (default -1).' -rfka ''
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" j jobs' -s 'j' -l 'jobs' -d 'Work on this many files at once (default: the number of cores); the output keeps the input order.' -rfka ''
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" json' -l 'json' -d 'Print a JSON report per file on standard output (an object, or an array for several).'
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" q quiet' -s 'q' -l 'quiet' -d 'Print no report and no progress or warnings: only errors reach standard error, and the exit status tells the outcome.'

@@ -30,6 +30,10 @@ public struct AudioExtractor: Sendable {
     _ source: InputSource, path: String, to destination: OutputDestination,
     progress: ((ExtractionProgress) -> Void)? = nil
   ) throws(ExtractError) -> ExtractionReport {
+    if let normalization = options.normalization {
+      return try extractNormalized(
+        source, path: path, to: destination, normalization: normalization, progress: progress)
+    }
     let input: InputFile
     do {
       input = try Prober.open(
@@ -50,23 +54,24 @@ public struct AudioExtractor: Sendable {
     // Every early exit below leaves cleaning up to deinitializers: the sink stops its writer
     // thread before the output file closes its descriptor (and removes its temporary file).
     let output = try OutputFile(destination, sync: options.sync)
-    let (format, samples, rf64) = try Self.write(
+    let (format, samples, rf64, analysis) = try Self.write(
       source, to: output, options: options, progress: progress)
     try output.commit()
     return ExtractionReport(
       input: path, output: destination.display, streamIndex: streamIndex,
       codec: source.stream.codecName, format: format, samples: samples,
       duration: Double(samples) / Double(format.sampleRate), rf64: rf64,
-      warnings: source.reportedWarnings)
+      warnings: source.reportedWarnings, analysis: analysis)
   }
 
   /// Pulls `source` through the effects (gain, fades) into a WAV sink on `output`.
   private static func write(
     _ source: AudioSource, to output: OutputFile, options: ExtractOptions,
     progress: ((ExtractionProgress) -> Void)?
-  ) throws(ExtractError) -> (PCMFormat, Int64, Bool) {
+  ) throws(ExtractError) -> (PCMFormat, Int64, Bool, AudioAnalysis?) {
     var sink: WAVSink?
     var effects: EffectsStage?
+    var analysis: AnalysisThread?
     let total = source.expectedSeconds
     var steps = 0
     /// The sink, made when the source knows its format (at its first conversion).
@@ -76,6 +81,11 @@ public struct AudioExtractor: Sendable {
       let made = try WAVSink(
         format: format, output: output, expectedSeconds: total, rf64Limit: options.rf64Limit)
       sink = made
+      if let analysisOptions = options.analysis {
+        let thread = AnalysisThread(written: format, options: analysisOptions)
+        made.observer = { thread.submit($0) }
+        analysis = thread
+      }
       if options.hasEffects {
         effects = try EffectsStage(
           format: format, gainDB: options.gainDB, fadeIn: options.fadeIn, fadeOut: options.fadeOut)
@@ -99,8 +109,9 @@ public struct AudioExtractor: Sendable {
       let sink = try ready()
       try effects?.finish(into: sink)
       let rf64 = try sink.finish(rf64Limit: options.rf64Limit)
-      return (sink.format, sink.samplesWritten, rf64)
+      return (sink.format, sink.samplesWritten, rf64, analysis?.finish())
     } catch {
+      analysis?.abandon()
       sink?.abandon()
       throw error
     }

@@ -1,3 +1,5 @@
+import MediaProbe
+
 /// Which audio stream to decode.
 public enum StreamChoice: Sendable, Equatable {
   /// The ffmpeg CLI's choice: a `default` stream first, then the most channels, then the first.
@@ -40,6 +42,11 @@ public struct ExtractOptions: Sendable {
   /// Bytes one input may read (nil: no limit).
   public var maxBytes: Int64?
 
+  /// Measure what is written (loudness, peaks, clipping, silence): `ExtractionReport.analysis`.
+  public var analysis: AnalysisOptions?
+  /// Normalize to a loudness (two passes: measure, then extract with the gain).
+  public var normalization: NormalizationOptions?
+
   /// Gain or fades apply (the samples go through float).
   var hasEffects: Bool { gainDB != nil || fadeIn != nil || fadeOut != nil }
 
@@ -67,6 +74,10 @@ public struct ExtractionReport: Sendable, Codable, Equatable {
   public var rf64: Bool
   /// Problems that did not stop the extraction (corrupt packets, parameter changes).
   public var warnings: [String]
+  /// The measurements of the written samples (with `ExtractOptions.analysis`), else null.
+  @NullEncoded public var analysis: AudioAnalysis? = nil
+  /// What `--normalize` did, else null.
+  @NullEncoded public var normalization: Normalization? = nil
 }
 
 /// How far an extraction has come, for a progress bar.

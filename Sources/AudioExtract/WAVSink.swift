@@ -15,6 +15,9 @@ final class WAVSink {
   /// s32 samples on their way to packed s24.
   private let packed = ByteBuffer()
   private(set) var samplesWritten: Int64 = 0
+  /// Sees every chunk of sample data (in the file's encoding) just before it is queued for
+  /// writing: the analysis of what is written.
+  var observer: ((UnsafeRawBufferPointer) -> Void)?
   private static let chunkBytes = 128 << 10
 
   /// A sink writing `format` to `output`; reserves room for RF64 when the data may pass 4 GiB
@@ -78,6 +81,7 @@ final class WAVSink {
     self.pending = nil
     guard pending.count > 0 else { return writer.recycle(pending) }
     samplesWritten += Int64(pending.count / format.blockAlign)
+    observer?(pending.contents)
     do {
       try writer.submit(pending)
     } catch {

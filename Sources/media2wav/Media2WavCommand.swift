@@ -52,6 +52,17 @@ struct Media2WavCommand: ParsableCommand {
       are kept. Corrupt packets are skipped with a warning, as ffmpeg does; if the format \
       changes mid-stream, the rest is converted to the first frame's format.
 
+      ANALYSIS: --json --analyze adds an "analysis" object to the report, measured on the \
+      samples as written, in the same decode pass: integrated loudness (LUFS), loudness range \
+      (LU), true peak (dBTP) and sample peak (dBFS) per EBU R128 / ITU-R BS.1770-4 with \
+      libebur128, RMS and DC offset per channel, clipped samples (runs at full scale), silence \
+      spans (--silence-threshold, --silence-duration, as silencedetect) and all_silent. \
+      --analyze-only writes no file and prints the report of the decoded samples as 32-bit \
+      float. --normalize LUFS measures first, then writes with one linear gain to that \
+      integrated loudness, lowered so the true peak stays at or below --true-peak (default -1 \
+      dBTP); the report's "normalization" gives the gain, what limited it, and the output's \
+      loudness measured again. Levels that are minus infinity (silence) are null.
+
       EXIT STATUS: 0 when every input was converted (or the reader of standard output went away), \
       1 when any failed (no audio stream, no decodable audio, unreadable input, output exists, \
       disk full ...), 64 for usage errors, 130/143 when interrupted by SIGINT/SIGTERM. \
@@ -63,6 +74,8 @@ struct Media2WavCommand: ParsableCommand {
         media2wav -o - --rate 16000 --channels 1 talk.m4a | sox -t wav - -n stat
         media2wav --start 1:30 --duration 10 --fade-out 2 song.mp3 -o clip.wav
         media2wav --json --jobs 4 --output-dir out/ *.mkv | jq '.[] | .samples'
+        media2wav --analyze-only *.mp3 | jq '.[] | {input, lufs: .analysis.integrated_loudness}'
+        media2wav --json --normalize -16 talk.m4a | jq .normalization
       """,
     version: "0.1.0",
     subcommands: [MixCommand.self])
@@ -135,6 +148,8 @@ struct Media2WavCommand: ParsableCommand {
     parsing: .unconditional,
     help: ArgumentHelp("Change the volume by this many decibels (e.g. -6).", valueName: "db"))
   var gain: Double?
+
+  @OptionGroup(title: "Analysis and normalization") var analysis: AnalysisFlags
 
   @OptionGroup var parallel: ParallelOptions
 
@@ -215,6 +230,7 @@ struct Media2WavCommand: ParsableCommand {
       }
     }
     if let gain, !gain.isFinite { throw ValidationError("--gain must be a number of decibels") }
+    try validateAnalysis()
     let targets = inputs.compactMap(outputPath)
     if Set(targets).count != targets.count {
       throw ValidationError("two inputs would write the same output file")
@@ -253,6 +269,7 @@ struct Media2WavCommand: ParsableCommand {
     options.sync = !noSync
     options.timeout = limits.timeout
     options.maxBytes = network.maxBytes
+    analysis.apply(to: &options)
     return options
   }
 
@@ -268,7 +285,8 @@ struct Media2WavCommand: ParsableCommand {
     let (quiet, verbose, force) = (diagnostics.quiet, diagnostics.verbose, self.force)
     let report = Mutex(
       ReportWriter(
-        writer: json ? JSONStreamWriter(layout: inputs.isSingleArgument ? .single : .array) : nil,
+        writer: json || analysis.analyzeOnly
+          ? JSONStreamWriter(layout: inputs.isSingleArgument ? .single : .array) : nil,
         verbose: verbose, quiet: quiet))
     let (command, sources) = (self, network)
 
@@ -276,6 +294,9 @@ struct Media2WavCommand: ParsableCommand {
       let input = path.display
       let bar = ProgressBar(label: input, quiet: quiet || !showBar)
       defer { bar.finish() }
+      if command.analysis.analyzeOnly {
+        return command.analyzeOnly(path, sources: sources, extractor: extractor, bar: bar)
+      }
       guard let target = command.outputPath(for: input) else {
         return .failure(
           input: input,
@@ -305,6 +326,8 @@ struct Media2WavCommand: ParsableCommand {
 /// One input's result.
 enum Outcome: Sendable {
   case success(ExtractionReport)
+  /// `--analyze-only`: the analysis, nothing written.
+  case analyzed(AnalysisReport)
   case failure(input: String, error: ExtractError)
   /// Standard output's reader closed the pipe: nothing to report, not a failure.
   case readerGone
@@ -338,6 +361,11 @@ struct ReportWriter: ~Copyable {
           "\(report.input): stream #\(report.streamIndex) (\(report.codec)) → \(report.output): "
             + "\(f.encoding.rawValue) \(f.sampleRate) Hz \(f.channels) ch, \(report.samples) samples"
             + (report.rf64 ? ", RF64" : ""))
+      }
+      if writer != nil, let data = try? encoder.encode(report) { writer!.write(data) }
+    case .analyzed(let report):
+      for warning in report.warnings where !quiet {
+        Console.error("media2wav", "\(report.input): warning: \(warning)")
       }
       if writer != nil, let data = try? encoder.encode(report) { writer!.write(data) }
     case .readerGone:
