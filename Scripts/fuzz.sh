@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Mutates the fixtures and regression inputs (bit flips, cuts, overwritten, deleted, duplicated
-# and inserted ranges, boundary integers; seeded, so a run can be repeated) and runs the three
-# tools on each mutant, in parallel, each run with a time limit. A run that ends by a signal
-# (a crash), one that outlives the limit (a hang), or a media2wav run that leaves any file besides
-# its finished output, is a failure; the mutant is kept for a regression input (Tests/Regressions).
+# and inserted ranges, boundary integers; seeded, so a run can be repeated) and runs the four
+# tools on each mutant (mediamerge: --plan, one mutant at a time after a valid clip), in
+# parallel, each run with a time limit. A run that ends by a signal (a crash), one that outlives
+# the limit (a hang), or a media2wav run that leaves any file besides its finished output, is a
+# failure; the mutant is kept for a regression input (Tests/Regressions).
 #
 #   Scripts/fuzz.sh [--mutants N] [--seed S] [--timeout SECONDS] [--jobs J] [--bin DIR]
 #
@@ -98,7 +99,11 @@ COMMANDS = {
     "media2wav": ["--json", "--jobs", "1", "--force", "--format", "s24", "--rate", "22050",
                   "--gain", "-1"],
     "mediacompat": ["--ndjson", "--suggest", "--jobs", "1"],
+    # One mutant per run, merged after a valid clip: the planner sees every mutant that probes
+    # (a batch stops planning at its first bad clip). --plan runs no ffmpeg.
+    "mediamerge": ["--plan", "--jobs", "1"],
 }
+MERGE_PARTNER = os.path.join(os.getcwd(), "Tests/MergeFixtures/landscape.mp4")
 
 
 def execute(tool, paths, timeout):
@@ -108,6 +113,8 @@ def execute(tool, paths, timeout):
     if tool == "media2wav":
         os.mkdir(out_dir)
         arguments += ["--output-dir", out_dir]
+    if tool == "mediamerge":
+        arguments += ["-o", os.path.join(work, "merged.mp4"), MERGE_PARTNER]
     process = subprocess.Popen(arguments + paths, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, start_new_session=True, env=ENV)
     try:
@@ -141,6 +148,11 @@ def outcomes(tool, stdout):
         except ValueError:
             return []
         reports = reports if isinstance(reports, list) else [reports]
+    elif tool == "mediamerge":
+        try:
+            reports = [json.loads(text)]
+        except ValueError:
+            return []
     else:
         reports = [json.loads(line) for line in text.splitlines() if line.strip()]
     return [report["error"]["code"] if "error" in report else "ok" for report in reports]
@@ -150,6 +162,15 @@ def run_batch(names):
     paths = [os.path.join(work, name) for name in names]
     findings, codes = [], collections.Counter()
     for tool in COMMANDS:
+        if tool == "mediamerge":
+            for path in paths:
+                status, stdout, _ = execute(tool, [path], limit)
+                if status == "hang":
+                    findings.append(("hang", tool, path, f"over {limit} s"))
+                elif status < 0:
+                    findings.append(("crash", tool, path, f"signal {-status}"))
+                codes.update(f"{tool} {code}" for code in outcomes(tool, stdout))
+            continue
         status, stdout, leftovers = execute(tool, paths, limit)
         if status == "hang" or status < 0 or len(paths) > 1 and leftovers:
             # Again one by one, to find which mutant it was.

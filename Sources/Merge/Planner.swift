@@ -135,6 +135,13 @@ public struct MergePlanner: Sendable {
       }
       self.stream = stream
       let orientation = info.orientation
+      guard info.width > 0, info.height > 0, orientation.displayWidth > 0,
+        orientation.displayHeight > 0
+      else {
+        throw .incompatibleInputs(
+          path: clip.path,
+          reasons: ["\(label): its video has no picture size (\(info.width)x\(info.height))"])
+      }
       video = ClipVideo(
         stream: stream.index, codec: stream.codec.name, profile: stream.codec.profile,
         width: info.width, height: info.height, displayWidth: orientation.displayWidth,

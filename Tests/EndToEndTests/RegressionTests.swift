@@ -2,8 +2,9 @@ import Foundation
 import Testing
 
 /// Every input in Tests/Regressions (crashes and faults found by fuzzing, and hand-made damaged
-/// media; see Scripts/make-fixtures.sh) through all three tools: each ends with an exit status,
-/// never a signal, within a time limit, and media2wav leaves no file when it fails.
+/// media; see Scripts/make-fixtures.sh) through all four tools (mediamerge plans it after a valid
+/// clip): each ends with an exit status, never a signal, within a time limit, and media2wav leaves
+/// no file when it fails.
 @Suite struct RegressionTests {
   static let directory = "Tests/Regressions"
   static let inputs: [String] =
@@ -36,6 +37,8 @@ import Testing
   @Test func thereAreRegressionInputs() {
     #expect(Self.inputs.contains("channel_jump_42.ts"))
     #expect(Self.inputs.contains("flac32_mid_side.mkv"))
+    // A fuzzed MP4 whose video stream has no picture size: mediamerge divided by it (SIGILL).
+    #expect(Self.inputs.contains("video_size_zero.mp4"))
   }
 
   @Test(arguments: inputs)
@@ -45,6 +48,7 @@ import Testing
     for (tool, arguments) in [
       ("mediaprobe", ["--scan", input]), ("mediacompat", ["--suggest", input]),
       ("media2wav", ["--format", "s24", "--gain", "-1", input, "-o", output.path("out.wav")]),
+      ("mediamerge", ["--plan", "Tests/MergeFixtures/landscape.mp4", input, "-o", "merged.mp4"]),
     ] {
       let ended = try runLimited(tool, arguments)
       #expect(ended.finished, "\(tool) \(name): still running after 60 s")
