@@ -143,7 +143,7 @@ CORPUS_CACHE ?= /work/corpus-cache
 test-corpus:
 	@test -x .build/debug/mediaprobe || swift build
 	CORPUS_CACHE=$(CORPUS_CACHE) ./Scripts/corpus/fetch.sh
-	CORPUS_CACHE=$(CORPUS_CACHE) python3 Scripts/corpus/score.py --mediaprobe .build/debug/mediaprobe
+	CORPUS_CACHE=$(CORPUS_CACHE) python3 Scripts/corpus/score.py --mediaprobe $(CURDIR)/.build/debug/mediaprobe
 
 # Apache Spark (integrations/spark, issue 12): Scripts/spark/test.sh runs setup (Java 17, the
 # pinned PySpark in a cached virtual environment), builds the release binary and checks
