@@ -34,23 +34,14 @@ public struct AudioExtractor: Sendable {
       return try extractNormalized(
         source, path: path, to: destination, normalization: normalization, progress: progress)
     }
-    let input: InputFile
-    do {
-      input = try Prober.open(
-        source,
-        options: ProbeOptions(
-          allowReferences: options.allowReferences, timeout: options.timeout,
-          maxBytes: options.maxBytes))
-    } catch {
-      throw .input(error)
-    }
-    let streamIndex = try options.stream.select(in: input)
     let source = try AudioSource(
-      input: input, streamIndex: streamIndex, start: options.start, duration: options.duration,
+      opening: source, probe: options.probeOptions, choice: options.stream, start: options.start,
+      duration: options.duration,
       target: SourceTarget(
         encoding: options.encoding, float: options.hasEffects, sampleRate: options.sampleRate,
         channels: options.channels),
       timeout: options.timeout)
+    let streamIndex = source.stream.index
     // Every early exit below leaves cleaning up to deinitializers: the sink stops its writer
     // thread before the output file closes its descriptor (and removes its temporary file).
     let output = try OutputFile(destination, sync: options.sync)

@@ -66,6 +66,27 @@ final class AudioSource {
   /// Seconds of input decoded so far (for progress).
   private(set) var position: Double = 0
 
+  /// Opens `source` with the probe's checks and refusals (`Prober.open`), picks the audio stream
+  /// `choice` names and opens its decoder (see the other initializer): the first step of an
+  /// extraction, an analysis and each input of a mix.
+  ///
+  /// - Throws: `ExtractError.input` with the probe's code, `.noAudioStream`, `.streamNotFound`
+  ///   or `.decoder`.
+  convenience init(
+    opening source: InputSource, probe: ProbeOptions, choice: StreamChoice, start: Double?,
+    duration: Double?, target: SourceTarget, timeout: Double? = nil
+  ) throws(ExtractError) {
+    let input: InputFile
+    do {
+      input = try Prober.open(source, options: probe)
+    } catch {
+      throw .input(error)
+    }
+    try self.init(
+      input: input, streamIndex: try choice.select(in: input), start: start, duration: duration,
+      target: target, timeout: timeout)
+  }
+
   /// Opens the decoder for `streamIndex` of `input`, seeking to `start` seconds (as `-ss`) and
   /// keeping at most `duration` seconds (as `-t`).
   ///

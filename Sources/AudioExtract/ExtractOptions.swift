@@ -50,6 +50,11 @@ public struct ExtractOptions: Sendable {
   /// Gain or fades apply (the samples go through float).
   var hasEffects: Bool { gainDB != nil || fadeIn != nil || fadeOut != nil }
 
+  /// How the input is opened: references, the time limit, the byte cap.
+  var probeOptions: ProbeOptions {
+    ProbeOptions(allowReferences: allowReferences, timeout: timeout, maxBytes: maxBytes)
+  }
+
   /// Defaults: the automatic stream, s16, the source's rate and channels, everything.
   public init() {}
 }

@@ -90,3 +90,37 @@ public struct PCMFormat: Sendable, Equatable, Codable {
   /// Bytes per second.
   public var byteRate: Int { blockAlign * sampleRate }
 }
+
+extension PCMEncoding {
+  /// Converts `samples` samples of this encoding at `raw` (as written in a WAV: little-endian,
+  /// s24 packed in 3 bytes) to float in `out`, full scale at ±1: the analysis's view of what is
+  /// written. u8, s16, s24 and f32 convert exactly.
+  func convertToFloat(_ raw: UnsafeRawPointer, samples: Int, into out: UnsafeMutablePointer<Float>)
+  {
+    switch self {
+    case .u8:
+      let p = raw.assumingMemoryBound(to: UInt8.self)
+      for i in 0..<samples { out[i] = (Float(p[i]) - 128) / 128 }
+    case .s16:
+      let p = raw.assumingMemoryBound(to: Int16.self)
+      for i in 0..<samples { out[i] = Float(p[i]) / 32768 }
+    case .s24:
+      let p = raw.assumingMemoryBound(to: UInt8.self)
+      for i in 0..<samples {
+        let value =
+          Int32(
+            bitPattern: UInt32(p[3 * i]) << 8 | UInt32(p[3 * i + 1]) << 16
+              | UInt32(p[3 * i + 2]) << 24) >> 8
+        out[i] = Float(value) / 8_388_608
+      }
+    case .s32:
+      let p = raw.assumingMemoryBound(to: Int32.self)
+      for i in 0..<samples { out[i] = Float(Double(p[i]) / 2_147_483_648) }
+    case .f32:
+      out.update(from: raw.assumingMemoryBound(to: Float.self), count: samples)
+    case .f64:
+      let p = raw.assumingMemoryBound(to: Double.self)
+      for i in 0..<samples { out[i] = Float(p[i]) }
+    }
+  }
+}

@@ -109,32 +109,7 @@ final class AudioAnalyzer {
     let samples = count * channels
     floats.withUnsafeMutableBufferPointer { buffer in
       let out = buffer.baseAddress!
-      switch encoding {
-      case .u8:
-        let p = raw.assumingMemoryBound(to: UInt8.self)
-        for i in 0..<samples { out[i] = (Float(p[i]) - 128) / 128 }
-      case .s16:
-        let p = raw.assumingMemoryBound(to: Int16.self)
-        for i in 0..<samples { out[i] = Float(p[i]) / 32768 }
-      case .s24:
-        let p = raw.assumingMemoryBound(to: UInt8.self)
-        for i in 0..<samples {
-          let value =
-            Int32(
-              bitPattern: UInt32(p[3 * i]) << 8 | UInt32(p[3 * i + 1]) << 16
-                | UInt32(p[3 * i + 2]) << 24) >> 8
-          out[i] = Float(value) / 8_388_608
-        }
-      case .s32:
-        let p = raw.assumingMemoryBound(to: Int32.self)
-        for i in 0..<samples { out[i] = Float(Double(p[i]) / 2_147_483_648) }
-      case .f32:
-        let p = raw.assumingMemoryBound(to: Float.self)
-        out.update(from: p, count: samples)
-      case .f64:
-        let p = raw.assumingMemoryBound(to: Double.self)
-        for i in 0..<samples { out[i] = Float(p[i]) }
-      }
+      encoding.convertToFloat(raw, samples: samples, into: out)
       measure(out, frames: count)
       truePeak.process(out, frames: count, samplePeak: peaks.max() ?? 0)
     }

@@ -19,22 +19,13 @@ extension AudioExtractor {
     _ source: InputSource, path: String, analysis: AnalysisOptions = AnalysisOptions(),
     progress: ((ExtractionProgress) -> Void)? = nil
   ) throws(ExtractError) -> AnalysisReport {
-    let input: InputFile
-    do {
-      input = try Prober.open(
-        source,
-        options: ProbeOptions(
-          allowReferences: options.allowReferences, timeout: options.timeout,
-          maxBytes: options.maxBytes))
-    } catch {
-      throw .input(error)
-    }
-    let streamIndex = try options.stream.select(in: input)
     let source = try AudioSource(
-      input: input, streamIndex: streamIndex, start: options.start, duration: options.duration,
+      opening: source, probe: options.probeOptions, choice: options.stream, start: options.start,
+      duration: options.duration,
       target: SourceTarget(
         encoding: .f32, float: true, sampleRate: options.sampleRate, channels: options.channels),
       timeout: options.timeout)
+    let streamIndex = source.stream.index
     var thread: AnalysisThread?
     var effects: Effects?
     let scratch = ByteBuffer()

@@ -131,19 +131,8 @@ final class LoudnessMeter {
     case .f64: add(double: raw.assumingMemoryBound(to: Double.self), frames: frames)
     case .u8, .s24:
       if scratch.count < samples { scratch = [Float](repeating: 0, count: samples) }
-      let p = raw.assumingMemoryBound(to: UInt8.self)
       scratch.withUnsafeMutableBufferPointer { out in
-        if encoding == .u8 {
-          for i in 0..<samples { out[i] = (Float(p[i]) - 128) / 128 }
-        } else {
-          for i in 0..<samples {
-            let value =
-              Int32(
-                bitPattern: UInt32(p[3 * i]) << 8 | UInt32(p[3 * i + 1]) << 16
-                  | UInt32(p[3 * i + 2]) << 24) >> 8
-            out[i] = Float(value) / 8_388_608
-          }
-        }
+        encoding.convertToFloat(raw, samples: samples, into: out.baseAddress!)
         add(float: out.baseAddress!, frames: frames)
       }
     }

@@ -64,21 +64,14 @@ final class Lane {
 
   private func open() throws(MixError) {
     do throws(ExtractError) {
-      let file: InputFile
-      do {
-        file = try Prober.open(
-          input.path == "-" ? .standardInput : .file(input.path),
-          options: ProbeOptions(allowReferences: allowReferences))
-      } catch {
-        throw .input(error)
-      }
-      let index = try input.stream.select(in: file)
-      source = try AudioSource(
-        input: file, streamIndex: index, start: input.start, duration: input.duration,
-        target: target)
-      source?.continuesAfterEnd = input.loop
-      streamIndex = index
-      codec = file.view(index).codecName
+      let opened = try AudioSource(
+        opening: input.path == "-" ? .standardInput : .file(input.path),
+        probe: ProbeOptions(allowReferences: allowReferences), choice: input.stream,
+        start: input.start, duration: input.duration, target: target)
+      opened.continuesAfterEnd = input.loop
+      source = opened
+      streamIndex = opened.stream.index
+      codec = opened.stream.codecName
       plays += 1
       framesThisPlay = 0
     } catch {
