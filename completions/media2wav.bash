@@ -254,7 +254,7 @@ _media2wav() {
 
 _media2wav_mix() {
     repeating_flags=()
-    non_repeating_flags=(--force --limit --json --no-sync --allow-references -q --quiet -v --verbose --version -h --help)
+    non_repeating_flags=(--limit --json --force --no-sync --allow-references -q --quiet -v --verbose --version -h --help)
     repeating_options=()
     non_repeating_options=(-o --output --length --rate --channels --format --description)
     __media2wav_offer_flags_options -1

@@ -23,7 +23,7 @@ function __media2wav_parse_tokens -S
         __media2wav_parse_subcommand -r 1 'o/output=' 'output-dir=' 'force' 'no-sync' 'stream=' 'language=' 'format=' 'rate=' 'channels=' 'start=' 'end=' 'duration=' 'fade-in=' 'fade-out=' 'gain=' 'analyze' 'analyze-only' 'silence-threshold=' 'silence-duration=' 'normalize=' 'true-peak=' 'j/jobs=' 'json' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'allow-network' 'max-bytes=' 'timeout=' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'mix'
-            __media2wav_parse_subcommand -r 1 'o/output=' 'force' 'length=' 'rate=' 'channels=' 'format=' 'limit' 'description=' 'json' 'no-sync' 'allow-references' 'q/quiet' 'v/verbose' 'version' 'h/help'
+            __media2wav_parse_subcommand -r 1 'o/output=' 'length=' 'rate=' 'channels=' 'format=' 'limit' 'description=' 'json' 'force' 'no-sync' 'allow-references' 'q/quiet' 'v/verbose' 'version' 'h/help'
         case 'help'
             __media2wav_parse_subcommand -r 1 'version'
         end
@@ -81,7 +81,7 @@ end
 complete -c 'media2wav' -f
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" o output' -s 'o' -l 'output' -d 'The output file (\'-\' for standard output); one input only.' -rfka ''
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" output-dir' -l 'output-dir' -d 'Write the outputs in this directory.' -rfka ''
-complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" force' -l 'force' -d 'Replace existing output files (regular files only).'
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" force' -l 'force' -d 'Replace existing output files (regular files only; nothing else is replaced).'
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" no-sync' -l 'no-sync' -d 'Do not fsync each finished file and its directory (faster; a crash or power cut soon after may then lose a file that was reported as written).'
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" stream' -l 'stream' -d 'Decode the N-th audio stream, counting from 0 (as -map 0:a:N).' -rfka ''
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" language' -l 'language' -d 'Decode the first audio stream in this language (e.g. eng).' -rfka ''
@@ -115,7 +115,6 @@ complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_op
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_positional "media2wav" -eq 1' -fa 'mix' -d 'Mix several inputs into one WAV with AVFoundation\'s semantics (AVAudioMix).'
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_positional "media2wav" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav mix" o output' -s 'o' -l 'output' -d 'The output file (\'-\' for standard output).' -rfka ''
-complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav mix" force' -l 'force' -d 'Replace an existing output file.'
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav mix" length' -l 'length' -d 'The output\'s length: first (default), longest, shortest, or seconds.' -rfka ''
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav mix" rate' -l 'rate' -d 'Output sample rate in Hz (default: the first input\'s).' -rfka ''
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav mix" channels' -l 'channels' -d 'Output channels (default: the first input\'s).' -rfka ''
@@ -123,8 +122,9 @@ complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_op
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav mix" limit' -l 'limit' -d 'Bend samples past full scale with a soft limiter instead of letting them clip.'
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav mix" description' -l 'description' -d 'The mix as JSON (inputs with their options, length, format); no inputs on the command line then.' -rfka ''
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav mix" json' -l 'json' -d 'Print a JSON report on standard output.'
-complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav mix" no-sync' -l 'no-sync' -d 'Do not fsync the output before it gets its name.'
-complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav mix" allow-references' -l 'allow-references' -d 'Let playlists and lists (HLS, concat, ...) open the local files they name.'
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav mix" force' -l 'force' -d 'Replace existing output files (regular files only; nothing else is replaced).'
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav mix" no-sync' -l 'no-sync' -d 'Do not fsync each finished file and its directory (faster; a crash or power cut soon after may then lose a file that was reported as written).'
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav mix" allow-references' -l 'allow-references' -d 'Let playlists and lists (HLS, DASH, concat, image patterns) open the local files they name.'
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav mix" q quiet' -s 'q' -l 'quiet' -d 'Print no report and no progress or warnings: only errors reach standard error, and the exit status tells the outcome.'
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav mix" v verbose' -s 'v' -l 'verbose' -d 'Also print FFmpeg\'s warnings on standard error.'
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav mix" version' -l 'version' -d 'Show the version.'

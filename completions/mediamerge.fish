@@ -20,7 +20,7 @@ function __mediamerge_parse_tokens -S
     set -l unparsed_tokens (__mediamerge_tokens -pc)
     switch $unparsed_tokens[1]
     case 'mediamerge'
-        __mediamerge_parse_subcommand -r 1 'o/output=' 'force' 'plan' 'dry-run' 'auto' 'copy' 'encode' 'size=' 'fit' 'fill' 'p/platform=' 'j/jobs=' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'timeout=' 'version' 'h/help'
+        __mediamerge_parse_subcommand -r 1 'o/output=' 'force' 'no-sync' 'plan' 'dry-run' 'auto' 'copy' 'encode' 'size=' 'fit' 'fill' 'p/platform=' 'j/jobs=' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'timeout=' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __mediamerge_parse_subcommand -r 1 'version'
@@ -78,7 +78,8 @@ end
 
 complete -c 'mediamerge' -f
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" o output' -s 'o' -l 'output' -d 'The merged file (.mp4, .m4v or .mov).' -rfka ''
-complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" force' -l 'force' -d 'Replace an existing output file.'
+complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" force' -l 'force' -d 'Replace existing output files (regular files only; nothing else is replaced).'
+complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" no-sync' -l 'no-sync' -d 'Do not fsync each finished file and its directory (faster; a crash or power cut soon after may then lose a file that was reported as written).'
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" plan' -l 'plan' -d 'Print the plan as JSON and do nothing else.'
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" dry-run' -l 'dry-run' -d 'Plan and check that the output may be written, print the summary, run nothing.'
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" auto' -l 'auto' -d 'Copy the video when every clip shares its codec parameters, else encode (default).'

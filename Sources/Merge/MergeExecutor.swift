@@ -25,12 +25,15 @@ public struct MergeResult: Sendable {
 public struct MergeExecutor: Sendable {
   /// Replace an existing output (`--force`).
   public var overwrite: Bool
+  /// fsync the file before it gets its name, and its directory after (`--no-sync` turns it off).
+  public var sync: Bool
   /// Threads the output check's decoders may use.
   public var decoderThreads: Int32
 
   /// An executor.
-  public init(overwrite: Bool = false, decoderThreads: Int32 = 2) {
+  public init(overwrite: Bool = false, sync: Bool = true, decoderThreads: Int32 = 2) {
     self.overwrite = overwrite
+    self.sync = sync
     self.decoderThreads = decoderThreads
   }
 
@@ -58,7 +61,7 @@ public struct MergeExecutor: Sendable {
     let staged: OutputFile
     let stagedPath: String
     do {
-      staged = try OutputFile(forChildWriting: plan.output, overwrite: overwrite)
+      staged = try OutputFile(forChildWriting: plan.output, overwrite: overwrite, sync: sync)
       stagedPath = staged.childPath!  // a file, never a stream (forChildWriting)
     } catch {
       throw .output(path: plan.output, error)

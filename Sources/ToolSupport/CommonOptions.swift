@@ -70,12 +70,11 @@ public struct InputOptions: ParsableArguments, Sendable {
     help: "The --files-from list is separated by NUL bytes (find -print0), not newlines.")
   public var null = false
 
+  /// `--allow-references`.
+  @OptionGroup public var references: ReferenceOptions
+
   /// `--allow-references`: let referencing demuxers open local files.
-  @Flag(
-    help:
-      "Let playlists and lists (HLS, DASH, concat, image patterns) open the local files they name."
-  )
-  public var allowReferences = false
+  public var allowReferences: Bool { references.allowReferences }
 
   /// No options given.
   public init() {}
@@ -100,6 +99,39 @@ public struct InputOptions: ParsableArguments, Sendable {
       throw ValidationError("\(error)")
     }
   }
+}
+
+/// Whether playlists and lists may open the files they name: `--allow-references` (part of
+/// `InputOptions`; alone where there is no input list, as in `media2wav mix`).
+public struct ReferenceOptions: ParsableArguments, Sendable {
+  /// `--allow-references`: let referencing demuxers open local files.
+  @Flag(
+    help:
+      "Let playlists and lists (HLS, DASH, concat, image patterns) open the local files they name."
+  )
+  public var allowReferences = false
+
+  /// No options given.
+  public init() {}
+}
+
+/// What becomes of an output file that exists, and whether it is synced: `--force`,
+/// `--no-sync` (media2wav, its mix, mediamerge; all write through AudioExtract's `OutputFile`).
+public struct OutputFileOptions: ParsableArguments, Sendable {
+  /// `--force`: replace an existing regular file.
+  @Flag(help: "Replace existing output files (regular files only; nothing else is replaced).")
+  public var force = false
+
+  /// `--no-sync`: skip the fsync of the file and its directory.
+  @Flag(
+    help: """
+      Do not fsync each finished file and its directory (faster; a crash or power cut soon \
+      after may then lose a file that was reported as written).
+      """)
+  public var noSync = false
+
+  /// No options given.
+  public init() {}
 }
 
 /// Remote inputs and what one input may read: `--allow-network`, `--max-bytes` (the tools that

@@ -92,15 +92,7 @@ struct Media2WavCommand: ParsableCommand {
   @Option(help: ArgumentHelp("Write the outputs in this directory.", valueName: "dir"))
   var outputDir: String?
 
-  @Flag(help: "Replace existing output files (regular files only).")
-  var force = false
-
-  @Flag(
-    help: """
-      Do not fsync each finished file and its directory (faster; a crash or power cut soon \
-      after may then lose a file that was reported as written).
-      """)
-  var noSync = false
+  @OptionGroup var outputFile: OutputFileOptions
 
   @Option(
     help: ArgumentHelp(
@@ -266,7 +258,7 @@ struct Media2WavCommand: ParsableCommand {
     options.fadeOut = fadeOut
     options.gainDB = gain
     options.allowReferences = input.allowReferences
-    options.sync = !noSync
+    options.sync = !outputFile.noSync
     options.timeout = limits.timeout
     options.maxBytes = network.maxBytes
     analysis.apply(to: &options)
@@ -282,7 +274,7 @@ struct Media2WavCommand: ParsableCommand {
     let inputs = try input.inputs(arguments: self.inputs)
     let workers = workerCount(items: inputs.knownCount, jobs: parallel.jobs)
     let showBar = workers == 1
-    let (quiet, verbose, force) = (diagnostics.quiet, diagnostics.verbose, self.force)
+    let (quiet, verbose, force) = (diagnostics.quiet, diagnostics.verbose, outputFile.force)
     let report = Mutex(
       ReportWriter(
         writer: json || analysis.analyzeOnly

@@ -50,9 +50,6 @@ struct MixCommand: ParsableCommand {
     help: ArgumentHelp("The output file ('-' for standard output).", valueName: "file"))
   var output: String
 
-  @Flag(help: "Replace an existing output file.")
-  var force = false
-
   @Option(
     help: ArgumentHelp(
       "The output's length: first (default), longest, shortest, or seconds.", valueName: "length"))
@@ -81,11 +78,9 @@ struct MixCommand: ParsableCommand {
   @Flag(help: "Print a JSON report on standard output.")
   var json = false
 
-  @Flag(help: "Do not fsync the output before it gets its name.")
-  var noSync = false
+  @OptionGroup var outputFile: OutputFileOptions
 
-  @Flag(help: "Let playlists and lists (HLS, concat, ...) open the local files they name.")
-  var allowReferences = false
+  @OptionGroup var references: ReferenceOptions
 
   @OptionGroup var diagnostics: DiagnosticOptions
 
@@ -142,13 +137,13 @@ struct MixCommand: ParsableCommand {
     diagnostics.ffmpegLogLevel.apply()
     let mix = try self.mix()
     let destination: OutputDestination =
-      output == "-" ? .standardOutput : .file(path: output, overwrite: force)
+      output == "-" ? .standardOutput : .file(path: output, overwrite: outputFile.force)
     let bar = ProgressBar(label: output, quiet: diagnostics.quiet)
     let encoder = JSONEncoder.mediaTools()
     let report: MixReport
     do throws(MixError) {
       report = try Mixer().mix(
-        mix, to: destination, sync: !noSync, allowReferences: allowReferences
+        mix, to: destination, sync: !outputFile.noSync, allowReferences: references.allowReferences
       ) { progress in bar.update(done: progress.seconds, total: progress.total) }
       bar.finish()
     } catch {

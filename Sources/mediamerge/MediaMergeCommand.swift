@@ -81,8 +81,7 @@ struct MediaMergeCommand: ParsableCommand {
     help: ArgumentHelp("The merged file (.mp4, .m4v or .mov).", valueName: "file"))
   var output: String
 
-  @Flag(help: "Replace an existing output file.")
-  var force = false
+  @OptionGroup var outputFile: OutputFileOptions
 
   @Flag(help: "Print the plan as JSON and do nothing else.")
   var plan = false
@@ -185,7 +184,7 @@ struct MediaMergeCommand: ParsableCommand {
       if diagnostics.verbose {
         Console.errorText("command: \(MergeSummary.commandLine(merge))\n")
       }
-      let executor = MergeExecutor(overwrite: force)
+      let executor = MergeExecutor(overwrite: outputFile.force, sync: !outputFile.noSync)
       try executor.checkOutput(merge)
       if dryRun {
         if !diagnostics.quiet { Console.errorText("dry run: nothing was written\n") }

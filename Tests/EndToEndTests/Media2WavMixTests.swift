@@ -229,22 +229,10 @@ import Testing
     ]
     process.standardError = FileHandle.nullDevice
     try process.run()
-    // The writer may still be writing when media2wav dies: EPIPE, not a SIGPIPE that would
-    // end the test runner.
-    _ = Glibc.signal(SIGPIPE, SIG_IGN)
     let writer = try FileHandle(forWritingTo: URL(fileURLWithPath: fifo))
-    DispatchQueue.global().async {
-      try? writer.write(contentsOf: bytes.prefix(bytes.count * 8 / 10))
-    }
-    // The output is an unnamed file (O_TMPFILE): it shows as one of the process's descriptors.
-    #expect(
-      waitUntilWriting(process, under: output.path),
-      "the output file should be open while the mix runs")
-    Thread.sleep(forTimeInterval: 0.2)
-    kill(process.processIdentifier, signal)
-    process.waitUntilExit()
-    try? writer.close()
-    #expect(process.terminationStatus == status)
+    let ended = interruptWhileWriting(
+      process, feeding: writer, bytes: bytes, outputUnder: output.path, signal: signal)
+    #expect(ended == status)
     #expect((try FileManager.default.contentsOfDirectory(atPath: output.path)).isEmpty)
   }
 

@@ -349,20 +349,10 @@ import Testing
     process.standardInput = input
     process.standardError = FileHandle.nullDevice
     try process.run()
-    signal(SIGPIPE, SIG_IGN)  // media2wav may die while the writer still writes: EPIPE instead
-    let writer = input.fileHandleForWriting
-    DispatchQueue.global().async {
-      try? writer.write(contentsOf: bytes.prefix(bytes.count * 8 / 10))
-    }
-    // The output is an unnamed file (O_TMPFILE): it shows as one of the process's descriptors.
-    #expect(
-      waitUntilWriting(process, under: output.path),
-      "the output file should be open while media2wav runs")
-    Thread.sleep(forTimeInterval: 0.2)
-    kill(process.processIdentifier, SIGINT)
-    process.waitUntilExit()
-    try? writer.close()
-    #expect(process.terminationStatus == 130)
+    let ended = interruptWhileWriting(
+      process, feeding: input.fileHandleForWriting, bytes: bytes, outputUnder: output.path,
+      signal: SIGINT)
+    #expect(ended == 130)
     #expect((try FileManager.default.contentsOfDirectory(atPath: output.path)).isEmpty)
   }
 

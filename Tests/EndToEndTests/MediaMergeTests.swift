@@ -328,7 +328,7 @@ import Testing
     let dry = try run("mediamerge", ["--dry-run", Self.pairA.path, "-o", output])
     #expect(dry.status == 1 && dry.stderr.contains("[output_exists]"))
     #expect(try String(contentsOfFile: output, encoding: .utf8) == "keep")
-    let forced = try run("mediamerge", ["--force", Self.pairA.path, "-o", output])
+    let forced = try run("mediamerge", ["--force", "--no-sync", Self.pairA.path, "-o", output])
     #expect(forced.status == 0, "\(forced.stderr)")
     #expect(directory.contents == ["out.mp4"])
     #expect(try Self.ffprobeDuration(output) == 1)

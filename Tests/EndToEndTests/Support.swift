@@ -188,3 +188,29 @@ func waitUntilWriting(_ process: Process, under directory: String, seconds: Doub
   }
   return false
 }
+
+/// Feeds most of `bytes` (80%) to `writer`, a pipe or FIFO that `process` reads and that stays
+/// open so the process stalls mid-input, waits until the process writes its output under
+/// `directory`, sends `signal` and waits for the process to end.
+///
+/// - Returns: the process's exit status.
+func interruptWhileWriting(
+  _ process: Process, feeding writer: FileHandle, bytes: Data, outputUnder directory: String,
+  signal: Int32, sourceLocation: SourceLocation = #_sourceLocation
+) -> Int32 {
+  // The process may die while the writer still writes: EPIPE, not a SIGPIPE that would end the
+  // test runner.
+  _ = Glibc.signal(SIGPIPE, SIG_IGN)
+  DispatchQueue.global().async {
+    try? writer.write(contentsOf: bytes.prefix(bytes.count * 8 / 10))
+  }
+  // An unnamed output file (O_TMPFILE) shows only as one of the process's descriptors.
+  #expect(
+    waitUntilWriting(process, under: directory), "the output file should be open meanwhile",
+    sourceLocation: sourceLocation)
+  Thread.sleep(forTimeInterval: 0.2)
+  kill(process.processIdentifier, signal)
+  process.waitUntilExit()
+  try? writer.close()
+  return process.terminationStatus
+}
