@@ -105,14 +105,22 @@ printf 'mediaprobe: 200 files %s KiB, 1000 files %s KiB (ratio %s; should stay ~
 printf 'mediainfo:  200 files %s KiB\n' "$(peak_kib mediainfo --Output=JSON "$work"/200/*)"
 }
 
-bench_media2wav() {
-  local wav="$bin/media2wav" peer=(ffmpeg -nostdin -hide_banner -nostats -loglevel error -threads 1)
-  echo "== media2wav: making 1, 30 and 60 minutes of 48 kHz stereo AAC (M4A)"
+# 1, 30 and 60 minutes of 48 kHz stereo AAC (M4A) in $work, made once per run (media2wav and
+# loudness both use them).
+make_aac() {
+  [ -s "$work/60.m4a" ] && return
+  echo "== making 1, 30 and 60 minutes of 48 kHz stereo AAC (M4A)"
+  local minutes
   for minutes in 1 30 60; do
     ffmpeg -nostdin -v error -y -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=$((minutes * 60))" \
       -f lavfi -i "sine=frequency=660:sample_rate=48000:duration=$((minutes * 60))" \
       -filter_complex amerge -c:a aac -b:a 128k "$work/$minutes.m4a"
   done
+}
+
+bench_media2wav() {
+  local wav="$bin/media2wav" peer=(ffmpeg -nostdin -hide_banner -nostats -loglevel error -threads 1)
+  make_aac
   local ours theirs best_ours=999 best_theirs=999
   for run in 1 2 3; do
     t0=$EPOCHREALTIME; "$wav" -q --force "$work/30.m4a" -o "$work/ours.wav"; t1=$EPOCHREALTIME
@@ -246,12 +254,7 @@ bench_loudness() {
   # <= 1.15x), --analyze-only against `ffmpeg -af ebur128=peak=true -f null -` (target: < 1x),
   # and peak RSS that does not grow with the length (1 vs 60 minutes).
   local wav="$bin/media2wav" m ours theirs
-  echo "== loudness: making 1, 30 and 60 minutes of 48 kHz stereo AAC (M4A)"
-  for minutes in 1 30 60; do
-    ffmpeg -nostdin -v error -y -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=$((minutes * 60))" \
-      -f lavfi -i "sine=frequency=660:sample_rate=48000:duration=$((minutes * 60))" \
-      -filter_complex amerge -c:a aac -b:a 128k "$work/loud$minutes.m4a"
-  done
+  make_aac
   best3() {  # command...: the best wall time of 3 runs
     local best=999 t0 t1 d
     for _ in 1 2 3; do
@@ -261,18 +264,18 @@ bench_loudness() {
     echo "$best"
   }
   local plain analyzed only ff
-  plain=$(best3 "$wav" -q --force "$work/loud30.m4a" -o "$work/plain.wav")
-  analyzed=$(best3 "$wav" --json --analyze --force "$work/loud30.m4a" -o "$work/analyzed.wav")
-  only=$(best3 "$wav" --analyze-only "$work/loud30.m4a")
-  ff=$(best3 ffmpeg -nostdin -hide_banner -nostats -threads 1 -i "$work/loud30.m4a" -map 0:a:0 -af ebur128=peak=true -f null -)
+  plain=$(best3 "$wav" -q --force "$work/30.m4a" -o "$work/plain.wav")
+  analyzed=$(best3 "$wav" --json --analyze --force "$work/30.m4a" -o "$work/analyzed.wav")
+  only=$(best3 "$wav" --analyze-only "$work/30.m4a")
+  ff=$(best3 ffmpeg -nostdin -hide_banner -nostats -threads 1 -i "$work/30.m4a" -map 0:a:0 -af ebur128=peak=true -f null -)
   printf 'extraction (best of 3): plain %.2f s, with --analyze %.2f s, ratio %s (target <= 1.15)\n' \
     "$plain" "$analyzed" "$(ratio "$analyzed" "$plain")"
   printf 'analysis alone: media2wav --analyze-only %.2f s, ffmpeg ebur128=peak=true %.2f s, ratio %s (target < 1)\n' \
     "$only" "$ff" "$(ratio "$only" "$ff")"
   for m in 1 60; do
     printf 'peak RSS --analyze-only, %s min: %s KiB; --json --analyze: %s KiB\n' "$m" \
-      "$(peak_kib "$wav" --analyze-only "$work/loud$m.m4a")" \
-      "$(peak_kib "$wav" --json --analyze --force "$work/loud$m.m4a" -o "$work/analyzed.wav")"
+      "$(peak_kib "$wav" --analyze-only "$work/$m.m4a")" \
+      "$(peak_kib "$wav" --json --analyze --force "$work/$m.m4a" -o "$work/analyzed.wav")"
   done
   rm -f "$work"/*.wav
 }

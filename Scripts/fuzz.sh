@@ -158,31 +158,31 @@ def outcomes(tool, stdout):
     return [report["error"]["code"] if "error" in report else "ok" for report in reports]
 
 
+def run_single(tool, path, findings, codes):
+    """Runs tool on one mutant and records a hang, a crash, files left behind and its code."""
+    status, stdout, leftovers = execute(tool, [path], limit)
+    if status == "hang":
+        findings.append(("hang", tool, path, f"over {limit} s"))
+    elif status < 0:
+        findings.append(("crash", tool, path, f"signal {-status}"))
+    if leftovers:
+        findings.append(("leftovers", tool, path, str(leftovers)))
+    codes.update(f"{tool} {code}" for code in outcomes(tool, stdout))
+
+
 def run_batch(names):
     paths = [os.path.join(work, name) for name in names]
     findings, codes = [], collections.Counter()
     for tool in COMMANDS:
         if tool == "mediamerge":
             for path in paths:
-                status, stdout, _ = execute(tool, [path], limit)
-                if status == "hang":
-                    findings.append(("hang", tool, path, f"over {limit} s"))
-                elif status < 0:
-                    findings.append(("crash", tool, path, f"signal {-status}"))
-                codes.update(f"{tool} {code}" for code in outcomes(tool, stdout))
+                run_single(tool, path, findings, codes)
             continue
         status, stdout, leftovers = execute(tool, paths, limit)
         if status == "hang" or status < 0 or len(paths) > 1 and leftovers:
             # Again one by one, to find which mutant it was.
             for path in paths:
-                status, stdout, leftovers = execute(tool, [path], limit)
-                if status == "hang":
-                    findings.append(("hang", tool, path, f"over {limit} s"))
-                elif status < 0:
-                    findings.append(("crash", tool, path, f"signal {-status}"))
-                if leftovers:
-                    findings.append(("leftovers", tool, path, str(leftovers)))
-                codes.update(f"{tool} {code}" for code in outcomes(tool, stdout))
+                run_single(tool, path, findings, codes)
         else:
             if leftovers:
                 findings.append(("leftovers", tool, paths[0], str(leftovers)))
