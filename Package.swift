@@ -113,7 +113,8 @@ let package = Package(
     .testTarget(name: "MediaProbeTests", dependencies: ["MediaProbe"]),
     .testTarget(name: "CompatibilityTests", dependencies: ["Compatibility", "MediaProbe"]),
     .testTarget(name: "AudioExtractTests", dependencies: ["AudioExtract", "CEBUR128"]),
-    .testTarget(name: "MergeTests", dependencies: ["Merge", "MediaProbe", "Compatibility"]),
+    .testTarget(
+      name: "MergeTests", dependencies: ["Merge", "MediaProbe", "Compatibility", "AudioExtract"]),
     .testTarget(name: "EndToEndTests", dependencies: ["MediaProbe"]),
   ],
   swiftLanguageModes: [.v6]

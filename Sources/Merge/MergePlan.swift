@@ -2,7 +2,7 @@ import MediaProbe
 
 /// Everything `mediamerge` decided before running ffmpeg: the timeline, the render size, how
 /// each clip is made upright and fitted, copy or encode (and why), the exact ffmpeg command, and
-/// what the output must look like afterwards. Encoded with `JSONEncoder.mediaTools()` (snake_case
+/// what the output must look like afterwards. Encoded with `MediaToolsJSONEncoder()` (snake_case
 /// keys, unknown values `null`); the schema is `schemas/mediamerge-plan.schema.json`.
 public struct MergePlan: Codable, Sendable, Equatable {
   /// The version of this layout (1).

@@ -332,7 +332,7 @@ struct ReportWriter: ~Copyable {
   /// `--quiet`: errors only, no warnings.
   let quiet: Bool
   var failures = 0
-  private let encoder = JSONEncoder.mediaTools()
+  private let encoder = MediaToolsJSONEncoder()
 
   init(writer: JSONStreamWriter?, verbose: Bool, quiet: Bool) {
     self.writer = writer

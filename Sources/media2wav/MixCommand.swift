@@ -139,7 +139,7 @@ struct MixCommand: ParsableCommand {
     let destination: OutputDestination =
       output == "-" ? .standardOutput : .file(path: output, overwrite: outputFile.force)
     let bar = ProgressBar(label: output, quiet: diagnostics.quiet)
-    let encoder = JSONEncoder.mediaTools()
+    let encoder = MediaToolsJSONEncoder()
     let report: MixReport
     do throws(MixError) {
       report = try Mixer().mix(

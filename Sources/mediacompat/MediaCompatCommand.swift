@@ -142,7 +142,7 @@ struct MediaCompatCommand: ParsableCommand {
     let output = Mutex(
       CompatReport(
         writer: json || ndjson ? JSONStreamWriter(layout: layout) : nil,
-        encoder: JSONEncoder.mediaTools(compact: ndjson), quiet: diagnostics.quiet,
+        encoder: MediaToolsJSONEncoder(compact: ndjson), quiet: diagnostics.quiet,
         table: selected.isEmpty,
         platforms: platforms, strict: strict))
     let workers = workerCount(items: inputs.knownCount, jobs: parallel.jobs)
@@ -178,7 +178,7 @@ struct MediaCompatCommand: ParsableCommand {
         Entry(id: $0.id, name: $0.name, era: $0.era, aliases: $0.aliases)
       }
       Console.out(
-        String(decoding: try JSONEncoder.mediaTools().encode(entries), as: UTF8.self) + "\n")
+        String(decoding: try MediaToolsJSONEncoder().encode(entries), as: UTF8.self) + "\n")
     } else {
       let rows =
         [["ID", "ERA", "ALIASES", "NAME"]]
@@ -202,7 +202,7 @@ enum FileResult: Sendable {
 /// Writes the results in input order and works out the exit status.
 struct CompatReport: ~Copyable {
   var writer: JSONStreamWriter?
-  let encoder: JSONEncoder
+  let encoder: MediaToolsJSONEncoder
   let quiet: Bool
   let table: Bool
   let platforms: [Platform]
@@ -211,7 +211,7 @@ struct CompatReport: ~Copyable {
   var status = ExitStatus.success
 
   init(
-    writer: JSONStreamWriter?, encoder: JSONEncoder, quiet: Bool, table: Bool,
+    writer: JSONStreamWriter?, encoder: MediaToolsJSONEncoder, quiet: Bool, table: Bool,
     platforms: [Platform], strict: Bool
   ) {
     self.writer = writer

@@ -176,7 +176,7 @@ struct MediaMergeCommand: ParsableCommand {
         ffmpeg: FFmpegLocator.find() ?? "ffmpeg", verbose: diagnostics.verbose)
       let merge = try MergePlanner(request: request).plan(probed)
       if plan {
-        let json = try? JSONEncoder.mediaTools().encode(merge)
+        let json = try? MediaToolsJSONEncoder().encode(merge)
         Console.out(String(decoding: json ?? Data(), as: UTF8.self) + "\n")
         return
       }
@@ -243,7 +243,7 @@ struct MediaMergeCommand: ParsableCommand {
     Console.error(
       "mediamerge", (error.path.map { "\($0): " } ?? "") + error.message + " [\(error.code)]")
     if plan, json,
-      let data = try? JSONEncoder.mediaTools().encode(
+      let data = try? MediaToolsJSONEncoder().encode(
         ErrorRecord(path: error.path ?? output, code: error.code, message: error.message))
     {
       Console.out(String(decoding: data, as: UTF8.self) + "\n")

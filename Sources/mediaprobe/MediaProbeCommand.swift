@@ -158,7 +158,7 @@ struct MediaProbeCommand: ParsableCommand {
     let report = Mutex(
       Report(
         writer: JSONStreamWriter(layout: ndjson ? .lines : single ? .single : .array),
-        encoder: JSONEncoder.mediaTools(compact: ndjson), summary: summary,
+        encoder: MediaToolsJSONEncoder(compact: ndjson), summary: summary,
         quiet: diagnostics.quiet))
 
     let options = network
@@ -182,7 +182,7 @@ struct MediaProbeCommand: ParsableCommand {
 /// at the end.
 struct Report: ~Copyable {
   var writer: JSONStreamWriter
-  let encoder: JSONEncoder
+  let encoder: MediaToolsJSONEncoder
   let summary: Bool
   /// `--quiet`: no report, only the error messages.
   let quiet: Bool

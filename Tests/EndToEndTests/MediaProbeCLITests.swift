@@ -109,7 +109,8 @@ import Testing
         ])
       #expect(stalled.status == (tool == "mediacompat" ? 2 : 1), "\(writer): \(stalled.stderr)")
       #expect(stalled.text.contains("\"timeout\""), "\(writer): \(stalled.text)")
-      #expect(Date().timeIntervalSince(started) < 3.5, "\(writer)")
+      // Without the limit it would wait for ever; the bound leaves room for a loaded machine.
+      #expect(Date().timeIntervalSince(started) < 10, "\(writer)")
     }
   }
 

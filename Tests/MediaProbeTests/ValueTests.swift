@@ -175,7 +175,7 @@ import Testing
   @Test func unknownValuesAreNullNotMissing() throws {
     let codec = Codec(name: "h264", longName: nil, tag: nil, profile: "High", level: nil)
     let json = String(
-      decoding: try JSONEncoder.mediaTools(compact: true).encode(codec), as: UTF8.self)
+      decoding: try MediaToolsJSONEncoder(compact: true).encode(codec), as: UTF8.self)
     #expect(json == #"{"level":null,"long_name":null,"name":"h264","profile":"High","tag":null}"#)
     let decoded = try JSONDecoder.mediaTools().decode(Codec.self, from: Data(json.utf8))
     #expect(decoded == codec)
@@ -184,7 +184,7 @@ import Testing
   @Test func failureRecordShape() throws {
     let outcome = ProbeOutcome.failure(path: "x.mp4", error: .notFound)
     let json = String(
-      decoding: try JSONEncoder.mediaTools(compact: true).encode(outcome), as: UTF8.self)
+      decoding: try MediaToolsJSONEncoder(compact: true).encode(outcome), as: UTF8.self)
     #expect(json == #"{"error":{"code":"not_found","message":"no such file"},"path":"x.mp4"}"#)
   }
 }

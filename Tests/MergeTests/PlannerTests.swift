@@ -277,7 +277,7 @@ import Testing
   /// The plan survives JSON (snake_case keys, nulls present).
   @Test func planRoundTripsThroughJSON() throws {
     let plan = try Self.plan(Self.four())
-    let data = try JSONEncoder.mediaTools().encode(plan)
+    let data = try MediaToolsJSONEncoder().encode(plan)
     let text = String(decoding: data, as: UTF8.self)
     #expect(text.contains("\"copy_blockers\"") && text.contains("\"platform\" : null"))
     #expect(try JSONDecoder.mediaTools().decode(MergePlan.self, from: data) == plan)

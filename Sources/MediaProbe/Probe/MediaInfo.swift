@@ -1,6 +1,6 @@
 /// Everything `mediaprobe` reports about one media file.
 ///
-/// Encoded to JSON with snake_case keys (`JSONEncoder.mediaTools`); unknown values are `null`.
+/// Encoded to JSON with snake_case keys (`MediaToolsJSONEncoder`); unknown values are `null`.
 public struct MediaInfo: Codable, Sendable, Equatable {
   /// The path as given (`-` for standard input).
   public var path: String
