@@ -24,15 +24,17 @@ static const int mt_averror_http_unauthorized = AVERROR_HTTP_UNAUTHORIZED;
 static const int64_t mt_nopts_value = AV_NOPTS_VALUE;
 static const int mt_time_base = AV_TIME_BASE;
 
-/* glibc's heap: keep freed memory for the next input instead of trimming it after each one. */
+/* glibc's heap: keep freed memory for the next input instead of trimming it after each one,
+ * and serve blocks up to mmap_threshold from the heap rather than from fresh mappings. */
 #ifdef __GLIBC__
 #include <malloc.h>
-static inline void mt_keep_freed_memory(int trim_threshold, int top_pad) {
+static inline void mt_keep_freed_memory(int trim_threshold, int top_pad, int mmap_threshold) {
     mallopt(M_TRIM_THRESHOLD, trim_threshold);
     mallopt(M_TOP_PAD, top_pad);
+    mallopt(M_MMAP_THRESHOLD, mmap_threshold);
 }
 #else
-static inline void mt_keep_freed_memory(int trim_threshold, int top_pad) {}
+static inline void mt_keep_freed_memory(int trim_threshold, int top_pad, int mmap_threshold) {}
 #endif
 
 /* av_log callbacks: Swift cannot va_copy, and a message must be both formatted for us and
