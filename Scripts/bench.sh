@@ -198,6 +198,17 @@ bench_verify() {
   printf '10 min %s KiB, 60 min %s KiB, difference %s KiB (target: within 2048)\n' "$ten" "$sixty" "$((sixty - ten))"
   ten=$(peak_kib "$probe" "$media/240p_10min.mp4"); sixty=$(peak_kib "$probe" "$media/240p_60min.mp4")
   printf '  of which opening the MP4 (no decoding): 10 min %s KiB, 60 min %s KiB, difference %s KiB\n' "$ten" "$sixty" "$((sixty - ten))"
+  # The same streams in Matroska, whose demuxer keeps no per-sample index (its index stops at
+  # 1 MiB): what is left is what decoding and verifying cost.
+  local m
+  for m in 10 60; do
+    [ -s "$media/240p_${m}min.mkv" ] || ffmpeg -nostdin -v error -y -i "$media/240p_${m}min.mp4" -c copy "$media/240p_${m}min.mkv"
+  done
+  ten=$(peak_kib "$probe" --verify "$media/240p_10min.mkv"); sixty=$(peak_kib "$probe" --verify "$media/240p_60min.mkv")
+  printf '  the same in Matroska: 10 min %s KiB, 60 min %s KiB, difference %s KiB (target: within 2048)\n' "$ten" "$sixty" "$((sixty - ten))"
+  ten=$(peak_kib ffmpeg -nostdin -v error -threads 2 -i "$media/240p_10min.mp4" -f null -)
+  sixty=$(peak_kib ffmpeg -nostdin -v error -threads 2 -i "$media/240p_60min.mp4" -f null -)
+  printf '  ffmpeg -f null on the MP4s: 10 min %s KiB, 60 min %s KiB, difference %s KiB\n' "$ten" "$sixty" "$((sixty - ten))"
 }
 
 bench_mix() {
@@ -276,6 +287,11 @@ bench_loudness() {
     printf 'peak RSS --analyze-only, %s min: %s KiB; --json --analyze: %s KiB\n' "$m" \
       "$(peak_kib "$wav" --analyze-only "$work/$m.m4a")" \
       "$(peak_kib "$wav" --json --analyze --force "$work/$m.m4a" -o "$work/analyzed.wav")"
+  done
+  # The same audio in Matroska (no per-sample index in the demuxer): the analysis's own growth.
+  for m in 1 60; do
+    ffmpeg -nostdin -v error -y -i "$work/$m.m4a" -c copy "$work/$m.mka"
+    printf 'peak RSS --analyze-only, %s min in Matroska: %s KiB\n' "$m" "$(peak_kib "$wav" --analyze-only "$work/$m.mka")"
   done
   rm -f "$work"/*.wav
 }
