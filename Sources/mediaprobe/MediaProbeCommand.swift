@@ -39,7 +39,9 @@ struct MediaProbeCommand: ParsableCommand {
       invalid_data, concealed, missing_reference, truncated_packet, timestamp_jump, \
       decoder_failed, container), and to the file an "integrity" verdict: ok, damaged, \
       truncated or undecodable. What a decoder only logs is counted for the packet it is about, \
-      also on frame threads, so results are the same on every run. --hash md5 adds the MD5 of \
+      also on frame threads, so results are the same on every run. Without --hash the in-loop \
+      deblocking filters are skipped (they change pixels, not whether the bitstream decodes). \
+      --hash md5 adds the MD5 of \
       the decoded content, equal to ffmpeg's streamhash muxer (stored pictures: ffmpeg's \
       -noautorotate). --verify-fast (or --verify=fast) decodes only the video's keyframes (it \
       misses damage in other frames, and the frame count is the keyframes') and the audio whole.

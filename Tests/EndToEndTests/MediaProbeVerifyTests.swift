@@ -68,6 +68,8 @@ import Testing
 
   /// The count and first error are the same on every run, with frame threads (--jobs 1 gives
   /// each decoder both cores) or without (--jobs 2): one file 10 times, and every damaged file.
+  /// And the same, with the frame counts, whether the in-loop filters run (--hash decodes every
+  /// picture exactly) or are skipped (--verify alone).
   @Test func errorsAreDeterministic() throws {
     let repeated = Array(repeating: "\(Self.damagedDirectory)/h264_pframe_hit.mp4", count: 10)
     let all =
@@ -77,17 +79,24 @@ import Testing
     for files in [repeated, all] {
       var seen: [String: Set<String>] = [:]
       for jobs in ["1", "2"] {
-        let result = try run("mediaprobe", ["--verify", "--ndjson", "--jobs", jobs] + files)
-        for line in result.text.split(separator: "\n") {
-          let json = try JSONSerialization.jsonObject(with: Data(line.utf8))
-          let path = try #require(value(json, "path") as? String)
-          let errors = (value(json, "streams") as? [[String: Any]] ?? []).map {
-            value($0, "decode", "errors") ?? NSNull()
+        for hash in [[], ["--hash", "md5"]] {
+          let result = try run(
+            "mediaprobe", ["--verify", "--ndjson", "--jobs", jobs] + hash + files)
+          for line in result.text.split(separator: "\n") {
+            let json = try JSONSerialization.jsonObject(with: Data(line.utf8))
+            let path = try #require(value(json, "path") as? String)
+            let errors = (value(json, "streams") as? [[String: Any]] ?? []).map {
+              [
+                value($0, "decode", "errors") ?? NSNull(),
+                value($0, "decode", "frames") ?? NSNull(),
+                value($0, "decode", "samples") ?? NSNull(),
+              ]
+            }
+            let text = String(
+              decoding: try JSONSerialization.data(withJSONObject: errors, options: [.sortedKeys]),
+              as: UTF8.self)
+            seen[path, default: []].insert(text)
           }
-          let text = String(
-            decoding: try JSONSerialization.data(withJSONObject: errors, options: [.sortedKeys]),
-            as: UTF8.self)
-          seen[path, default: []].insert(text)
         }
       }
       for (path, variants) in seen { #expect(variants.count == 1, "\(path): \(variants)") }

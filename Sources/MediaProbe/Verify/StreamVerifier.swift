@@ -51,6 +51,13 @@ final class StreamVerifier {
     self.scope = isAudio ? .all : scope
     if self.scope == .keyframes { decoder.pointer.pointee.skip_frame = AVDISCARD_NONKEY }
     hash = hashing && self.scope == .all ? ContentHash() : nil
+    // Without a hash the pictures are not looked at, so the in-loop deblocking (and HEVC's SAO)
+    // filters are skipped where the decoder allows it: they change pixels after the bitstream
+    // is parsed and every block reconstructed, never whether it decodes (slice headers,
+    // including the filters' own parameters, are still read and checked). The damaged fixtures
+    // give the same errors and frames either way (MediaProbeVerifyTests); it saves ~10% of
+    // H.264 decoding time.
+    if hash == nil && !isAudio { decoder.pointer.pointee.skip_loop_filter = AVDISCARD_ALL }
   }
 
   deinit { log.close() }
