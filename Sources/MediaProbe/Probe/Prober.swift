@@ -405,7 +405,12 @@ public struct Prober: Sendable {
       results[index]?.scan?.finish()
       if let end = results[index]?.editEnd { results[index]?.scan?.clampEnd(to: end) }
       let stream = input.view(index)
-      if let start = stream.startTime { results[index]?.scan?.clampStart(to: start) }
+      // Audio starts no earlier than libavformat's `start_time` (Ogg Vorbis's first packet, at
+      // -128, yields no samples). Video does not: its `start_time` can lie after frames a decoder
+      // outputs (an MPEG-TS B-frame sent after its I-frame, Matroska packets without a dts).
+      if stream.isAudio, let start = stream.startTime {
+        results[index]?.scan?.clampStart(to: start)
+      }
       if let scan = results[index]?.scan, scan.presentFrom == nil, let first = scan.start,
         stream.isAudio, stream.initialPadding > 0, let rate = sampleRates[index], rate > 0
       {
