@@ -53,6 +53,22 @@ if [ "${1:-}" = compat-audio ]; then
   compat_audio
   exit 0
 fi
+# --- mediaprobe --scan: frames a decoder does not output (Tests/TruthFixtures, issue 9) -------
+# Small files whose presented length the decoder decides, not the packets' timestamps; each test
+# takes its expected value from ffmpeg's decoder output or from the construction. A folder of
+# their own: some are damaged on purpose, and the probe suites over Tests/Fixtures stay as they are.
+# `make-fixtures.sh probe-truth` makes only these.
+probe_truth() {
+  local dir=Tests/TruthFixtures
+  mkdir -p "$dir"
+  # Vorbis in Matroska: the first packet only primes the decoder (1.0115 s decoded, not 1.014).
+  ff -f lavfi -i "$(tone 440 44100)" -t 1 -c:a libvorbis "${bitexact[@]}" "$dir/vorbis.mkv"
+  du -sh "$dir"
+}
+if [ "${1:-}" = probe-truth ]; then
+  probe_truth
+  exit 0
+fi
 # `make-fixtures.sh merge-clips` makes only the mediamerge clips (the last section of this file).
 if [ "${1:-}" = merge-clips ]; then
   eval "$(sed -n '/^# --- mediamerge clips/,$p' "$0")"
@@ -251,6 +267,7 @@ printf '#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\n/etc/passwd\n#EXTINF:10,
 printf "ffconcat version 1.0\nfile '/etc/passwd'\nfile 'h264_25fps.mp4'\n" > "$out/hostile_list.ffconcat"
 
 compat_audio
+probe_truth
 du -sh "$out"
 
 # --- Regression inputs (Tests/Regressions: not media fixtures, so no probe goldens) -----------

@@ -30,6 +30,11 @@ package struct TimestampScan {
   private var endIsFinal = false
   /// The longest duration any packet claimed.
   private var longestPacket: Int64 = 0
+  /// The timestamp of the second timed packet, where a stream whose first packet yields nothing
+  /// starts (Vorbis outside Ogg).
+  package private(set) var secondTimestamp: Int64?
+  /// Timed packets seen, up to two.
+  private var timedCount = 0
   /// Skip samples moved the presentation's start here (ticks).
   package private(set) var presentFrom: Int64?
   package private(set) var minDelta: Int64?
@@ -68,6 +73,10 @@ package struct TimestampScan {
       return
     }
     addDiscarded(timestamp: timestamp, skip: skip)
+    if timedCount < 2 {
+      timedCount += 1
+      if timedCount == 2 { secondTimestamp = timestamp }
+    }
     // A duration above 2^31 is a negative one stored unsigned (Ogg's last packet, when its
     // granule ends before the packet's nominal end).
     let duration =

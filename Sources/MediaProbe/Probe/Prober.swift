@@ -411,6 +411,13 @@ public struct Prober: Sendable {
       if stream.isAudio, let start = stream.startTime {
         results[index]?.scan?.clampStart(to: start)
       }
+      if stream.codecName == "vorbis", input.formatName != "ogg",
+        let second = results[index]?.scan?.secondTimestamp
+      {
+        // A Vorbis decoder outputs nothing for the first packet (it only primes the overlap of
+        // the next): outside Ogg, whose granules already say so, the stream starts at the second.
+        results[index]?.scan?.clampStart(to: second)
+      }
       if let scan = results[index]?.scan, scan.presentFrom == nil, let first = scan.start,
         stream.isAudio, stream.initialPadding > 0, let rate = sampleRates[index], rate > 0
       {
