@@ -63,6 +63,9 @@ probe_truth() {
   mkdir -p "$dir"
   # Vorbis in Matroska: the first packet only primes the decoder (1.0115 s decoded, not 1.014).
   ff -f lavfi -i "$(tone 440 44100)" -t 1 -c:a libvorbis "${bitexact[@]}" "$dir/vorbis.mkv"
+  # AVI with dropped frames: frames 0, 5, ... 25 of 15 fps kept, each lasting 1/15 s (the index
+  # holds one tick per frame, dwLength 26): it ends at 26/15 s, not one gap after the last frame.
+  ff -f lavfi -i "$(video 64x48 15)" -t 2 -vf "select='not(mod(n,5))'" -fps_mode passthrough -c:v mpeg4 "${bitexact[@]}" "$dir/avi_dropped_frames.avi"
   du -sh "$dir"
 }
 if [ "${1:-}" = probe-truth ]; then

@@ -26,15 +26,25 @@ import Testing
     return result.stdout.count / 4
   }
 
-  /// The frames ffmpeg's decoder outputs for the first video stream.
-  static func decodedFrames(_ fixture: String) throws -> Int {
+  /// The frames ffmpeg's decoder outputs for the first video stream, and where the last ends
+  /// (its pts plus its duration, in seconds), from `framecrc`.
+  static func decodedFrames(_ fixture: String) throws -> (count: Int, end: Double) {
     let result = try run(
       "ffmpeg",
       [
         "-nostdin", "-v", "quiet", "-i", "\(directory)/\(fixture)", "-map", "0:v:0",
         "-fps_mode", "passthrough", "-f", "framecrc", "-",
       ])
-    return result.text.split(separator: "\n").filter { !$0.hasPrefix("#") }.count
+    let lines = result.text.split(separator: "\n")
+    // "#tb 0: 1/15", then "0, dts, pts, duration, size, crc" per frame.
+    let timeBase = try #require(lines.first { $0.hasPrefix("#tb 0:") }?.split(separator: " ").last)
+    let parts = timeBase.split(separator: "/").compactMap { Double($0) }
+    let tick = try #require(parts.count == 2 ? parts[0] / parts[1] : nil)
+    let frames = lines.filter { !$0.hasPrefix("#") }.map {
+      $0.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) ?? 0 }
+    }
+    let end = frames.map { $0[2] + $0[3] }.max() ?? 0
+    return (frames.count, Double(end) * tick)
   }
 
   /// A stream's scanned duration in seconds, and its time base's tick (1 / timescale).
@@ -53,5 +63,16 @@ import Testing
     #expect(samples == 44_608)
     let (seconds, tick) = try Self.duration(audio)
     #expect(abs(seconds - Double(samples) / 44_100) <= tick, "\(seconds)")
+  }
+
+  /// AVI with dropped frames (one index tick per stored frame, gaps of 5): the last frame lasts
+  /// its own tick, as the decoder times it (26/15 s by construction), not like the gap before it.
+  @Test func aviLastFrameLastsItsOwnDuration() throws {
+    let video = try #require(firstStream(try Self.probe("avi_dropped_frames.avi"), "video"))
+    let decoded = try Self.decodedFrames("avi_dropped_frames.avi")
+    #expect(decoded.count == 6)
+    #expect(abs(decoded.end - 26.0 / 15) < 1e-9)
+    #expect(video["frame_count"] as? Int == decoded.count)
+    #expect(abs(try Self.duration(video).seconds - decoded.end) < 1e-9)
   }
 }

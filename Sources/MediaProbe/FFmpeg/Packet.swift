@@ -23,6 +23,8 @@ package final class Packet {
   package var pts: Int64? { pointer.pointee.pts == mt_nopts_value ? nil : pointer.pointee.pts }
   /// Decoding time in the stream's time base, or nil when the container has none.
   package var dts: Int64? { pointer.pointee.dts == mt_nopts_value ? nil : pointer.pointee.dts }
+  /// The packet holds no data (Ogg's end-of-stream packet).
+  package var isEmpty: Bool { pointer.pointee.size == 0 }
   /// Duration in the stream's time base (0 when unknown).
   package var duration: Int64 { pointer.pointee.duration }
   /// The demuxer marks the packet as not presented (outside an MP4 edit list): decoders still

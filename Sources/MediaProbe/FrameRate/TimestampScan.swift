@@ -57,11 +57,16 @@ package struct TimestampScan {
   ///
   /// `decodingTimeOnly`: the packet has no presentation timestamp, `timestamp` is its decoding
   /// time (MPEG-PS B-frames): it places the frame only roughly.
+  ///
+  /// `isEmpty`: the packet holds no data (Ogg's end-of-stream packet at the last granule). It
+  /// counts as a frame, as the demuxer presents it, but holds no samples: it neither extends the
+  /// span nor stands for a last frame whose duration must be guessed.
   package mutating func add(
     timestamp: Int64?, duration: Int64, skip: Int64 = 0, discard: Int64 = 0,
-    decodingTimeOnly: Bool = false
+    decodingTimeOnly: Bool = false, isEmpty: Bool = false
   ) {
     packetCount += 1  // every packet the demuxer presents counts, even one wholly skipped
+    if isEmpty { return }
     if decodingTimeOnly { decodingTimeOnlyCount += 1 }
     if duration != (uniformDuration ?? duration) {
       uniformDuration = -1
@@ -117,7 +122,12 @@ package struct TimestampScan {
   }
 
   /// Flushes the reorder window; call once after the last packet.
-  package mutating func finish() {
+  ///
+  /// `headerEnd`: where the stream's own header says it ends, in ticks (its start plus
+  /// `AVStream.duration`, not a bit-rate estimate). A last frame whose duration is guessed (it
+  /// lasts like the one before it) ends there when that lies between its start and the guess:
+  /// APE and ASF packets carry no durations, and an AVI's last frame is not followed by a gap.
+  package mutating func finish(headerEnd: Int64? = nil) {
     for timestamp in window { present(timestamp) }
     window.removeAll()
     if endIsFinal { return }
@@ -133,13 +143,21 @@ package struct TimestampScan {
     {
       // The last frame carried no duration (MPEG-PS): it lasts like the one before it.
       end = Swift.max(end ?? .min, lastPresented + (lastDelta ?? 0))
+      endAtMost(headerEnd, after: lastPresented)
     } else if let latest, let minDelta, let lastDelta, latest.duration > 0,
       2 * longestPacket < minDelta
     {
       // Every packet's duration is implausible (a Matroska DefaultDuration of 1 ms for frames
       // 33 ms apart): the last frame lasts like the one before it.
       end = latest.timestamp + lastDelta
+      endAtMost(headerEnd, after: latest.timestamp)
     }
+  }
+
+  /// Ends a guessed last frame (starting at `lastStart`) at the header's end when that lies
+  /// inside it.
+  private mutating func endAtMost(_ headerEnd: Int64?, after lastStart: Int64) {
+    if let headerEnd, let end, lastStart < headerEnd, headerEnd < end { self.end = headerEnd }
   }
 
   /// Starts the span no earlier than `limit`: the demuxer's start time (Ogg Vorbis's first

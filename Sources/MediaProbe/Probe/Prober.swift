@@ -369,7 +369,8 @@ public struct Prober: Sendable {
           // discard padding only tells the decoder what to drop.
           results[index]?.scan?.add(
             timestamp: packet.pts ?? packet.dts, duration: packet.duration, skip: skip,
-            discard: input.formatName == "ogg" ? 0 : discard, decodingTimeOnly: packet.pts == nil)
+            discard: input.formatName == "ogg" ? 0 : discard, decodingTimeOnly: packet.pts == nil,
+            isEmpty: packet.isEmpty)
         }
       }
       if let timestamps = timing[index], !packet.isDiscarded,
@@ -402,9 +403,9 @@ public struct Prober: Sendable {
         timestamps: timestamps, timeBase: input.stream(index).pointee.time_base)
     }
     for index in Array(results.keys) {
-      results[index]?.scan?.finish()
-      if let end = results[index]?.editEnd { results[index]?.scan?.clampEnd(to: end) }
       let stream = input.view(index)
+      results[index]?.scan?.finish(headerEnd: Self.headerEnd(of: stream))
+      if let end = results[index]?.editEnd { results[index]?.scan?.clampEnd(to: end) }
       // Audio starts no earlier than libavformat's `start_time` (Ogg Vorbis's first packet, at
       // -128, yields no samples). Video does not: its `start_time` can lie after frames a decoder
       // outputs (an MPEG-TS B-frame sent after its I-frame, Matroska packets without a dts).
@@ -428,6 +429,16 @@ public struct Prober: Sendable {
       }
     }
     return results
+  }
+
+  /// Where a stream ends by its own header (APE's sample count, ASF's play duration, AVI's
+  /// `dwLength`), in its time-base ticks: its start plus `AVStream.duration`. Nil when
+  /// libavformat estimated the durations from the bit rate.
+  static func headerEnd(of stream: StreamView) -> Int64? {
+    guard stream.input.pointer.pointee.duration_estimation_method != AVFMT_DURATION_FROM_BITRATE,
+      let duration = stream.duration
+    else { return nil }
+    return (stream.startTime ?? 0) + duration
   }
 
   /// A packet's skip samples (`AV_PKT_DATA_SKIP_SAMPLES`: samples not presented at its start,
