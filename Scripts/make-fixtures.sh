@@ -66,6 +66,25 @@ probe_truth() {
   # AVI with dropped frames: frames 0, 5, ... 25 of 15 fps kept, each lasting 1/15 s (the index
   # holds one tick per frame, dwLength 26): it ends at 26/15 s, not one gap after the last frame.
   ff -f lavfi -i "$(video 64x48 15)" -t 2 -vf "select='not(mod(n,5))'" -fps_mode passthrough -c:v mpeg4 "${bitexact[@]}" "$dir/avi_dropped_frames.avi"
+  # AVI gives H.264 decoding times only; without B-frames they are the presentation times, and
+  # the hole at frame 1 (dropped) is one: 24 frames of 25 fps shown from 0 to 1.000 s.
+  ff -f lavfi -i "$(video 64x48 25)" -t 1 -vf "select='not(eq(n,1))'" -fps_mode passthrough "${x264[@]}" -bf 0 "${bitexact[@]}" "$dir/h264_dts_only.avi"
+  # MPEG-1 program stream whose PES headers carry no PTS or DTS (replaced by stuffing): 25 frames
+  # of 25 fps, untimed, each 1/25 s long (1.000 s).
+  ff -f lavfi -i "$(video 64x48 25)" -t 1 -c:v mpeg1video -bf 0 "${bitexact[@]}" -f mpeg "$dir/mpeg_ps_untimed.mpg"
+  python3 - "$dir/mpeg_ps_untimed.mpg" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+at = data.find(b"\x00\x00\x01\xe0")
+while at >= 0:  # MPEG-1 packet: stuffing, an optional STD buffer size, then PTS (5) or PTS+DTS (10)
+    p = at + 6
+    while data[p] == 0xFF: p += 1
+    if data[p] & 0xC0 == 0x40: p += 2
+    size = {0x20: 5, 0x30: 10}.get(data[p] & 0xF0, 0)
+    if size: data[p:p + size] = b"\xff" * (size - 1) + b"\x0f"
+    at = data.find(b"\x00\x00\x01\xe0", at + 4)
+open(sys.argv[1], "wb").write(data)
+PY
   du -sh "$dir"
 }
 if [ "${1:-}" = probe-truth ]; then

@@ -75,4 +75,19 @@ import Testing
     #expect(video["frame_count"] as? Int == decoded.count)
     #expect(abs(try Self.duration(video).seconds - decoded.end) < 1e-9)
   }
+
+  /// Decoding times are presentation times when the codec does not reorder (H.264 without
+  /// B-frames in AVI, a dropped frame at 1/25 s), and untimed frames of one duration follow each
+  /// other from zero (an MPEG-1 PS whose PES headers carry no PTS): both last 1.000 s, where the
+  /// decoder's last frame ends.
+  @Test(arguments: [("h264_dts_only.avi", 24), ("mpeg_ps_untimed.mpg", 25)])
+  func videoWithoutPresentationTimes(_ fixture: String, _ frames: Int) throws {
+    let video = try #require(firstStream(try Self.probe(fixture), "video"))
+    let decoded = try Self.decodedFrames(fixture)
+    #expect(decoded.count == frames, "\(fixture)")
+    #expect(abs(decoded.end - 1) < 1e-9, "\(fixture)")
+    #expect(video["frame_count"] as? Int == frames, "\(fixture)")
+    #expect(abs(try Self.duration(video).seconds - decoded.end) < 1e-9, "\(fixture)")
+    #expect(ratio(value(video, "video", "frame_rate", "best")) == "25/1", "\(fixture)")
+  }
 }

@@ -56,7 +56,8 @@ package struct TimestampScan {
   /// (`discard`), also in ticks. A packet wholly before the skipped start is not counted.
   ///
   /// `decodingTimeOnly`: the packet has no presentation timestamp, `timestamp` is its decoding
-  /// time (MPEG-PS B-frames): it places the frame only roughly.
+  /// time, and the codec reorders frames (MPEG-PS B-frames): it places the frame only roughly.
+  /// Without reordering, a decoding time is the presentation time: pass false.
   ///
   /// `isEmpty`: the packet holds no data (Ogg's end-of-stream packet at the last granule). It
   /// counts as a frame, as the demuxer presents it, but holds no samples: it neither extends the
@@ -131,6 +132,15 @@ package struct TimestampScan {
     for timestamp in window { present(timestamp) }
     window.removeAll()
     if endIsFinal { return }
+    if start == nil, packetCount > 0, untimedCount == packetCount, let uniformDuration,
+      uniformDuration > 0
+    {
+      // No packet has a timestamp (an MPEG-PS whose PES headers carry none), but every one
+      // lasts the same: the frames follow each other from zero, as a decoder numbers them.
+      start = 0
+      end = packetCount * uniformDuration
+      return
+    }
     if decodingTimeOnlyCount > 0, let uniformDuration, uniformDuration > 0, let start {
       // Some frames have no presentation time (MPEG-PS B-frames): their decoding times do not
       // say where they show, but with every frame as long as the others, the span is exact.
@@ -170,6 +180,12 @@ package struct TimestampScan {
   /// Ends the span no later than `limit` (an edit list's end): what lies beyond is not presented.
   package mutating func clampEnd(to limit: Int64) {
     if let end, let start, end > limit, limit > start { self.end = limit }
+  }
+
+  /// The frames the span covers: those with a timestamp, or every one when none had a
+  /// timestamp and the span is their count times their one duration.
+  package var spannedFrames: Int64 {
+    untimedCount == packetCount ? packetCount : packetCount - untimedCount
   }
 
   /// The exact span from the first presented time to the end of the last packet, in ticks.

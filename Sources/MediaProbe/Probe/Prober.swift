@@ -369,7 +369,8 @@ public struct Prober: Sendable {
           // discard padding only tells the decoder what to drop.
           results[index]?.scan?.add(
             timestamp: packet.pts ?? packet.dts, duration: packet.duration, skip: skip,
-            discard: input.formatName == "ogg" ? 0 : discard, decodingTimeOnly: packet.pts == nil,
+            discard: input.formatName == "ogg" ? 0 : discard,
+            decodingTimeOnly: packet.pts == nil && input.view(index).videoDelay > 0,
             isEmpty: packet.isEmpty)
         }
       }
@@ -628,7 +629,7 @@ extension MediaStream {
     -> Rational?
   {
     guard let ticks = scan.durationTicks, ticks > 0 else { return nil }
-    let frames = scan.packetCount - scan.untimedCount
+    let frames = scan.spannedFrames
     let measured = Rational(frames * timeBase.den, ticks * timeBase.num)
     guard scan.mode == .cfr, let minDelta = scan.minDelta, let maxDelta = scan.maxDelta else {
       return measured
