@@ -47,6 +47,14 @@ import Testing
     return (frames.count, Double(end) * tick)
   }
 
+  /// Whether a stream's scanned duration is exactly `samples` / `rate` seconds.
+  static func lasts(_ stream: [String: Any], samples: Int, rate: Int) -> Bool {
+    guard let ticks = value(stream, "duration", "value") as? Int,
+      let timescale = value(stream, "duration", "timescale") as? Int
+    else { return false }
+    return ticks * rate == samples * timescale
+  }
+
   /// A stream's scanned duration in seconds, and its time base's tick (1 / timescale).
   static func duration(_ stream: [String: Any]) throws -> (seconds: Double, tick: Double) {
     let ticks = try #require(value(stream, "duration", "value") as? Int)
@@ -89,5 +97,16 @@ import Testing
     #expect(video["frame_count"] as? Int == frames, "\(fixture)")
     #expect(abs(try Self.duration(video).seconds - decoded.end) < 1e-9, "\(fixture)")
     #expect(ratio(value(video, "video", "frame_rate", "best")) == "25/1", "\(fixture)")
+  }
+
+  /// AAC whose first frame names libfaac in a fill element: FFmpeg's decoder skips that frame
+  /// (1024 samples), so 22 of its 23 frames are presented, exactly; the demuxer still presents
+  /// 23 packets.
+  @Test func libfaacFirstFrameIsNotPresented() throws {
+    let audio = try #require(firstStream(try Self.probe("aac_libfaac.aac"), "audio"))
+    let samples = try Self.decodedSamples("aac_libfaac.aac")
+    #expect(samples == 22 * 1024)
+    #expect(Self.lasts(audio, samples: samples, rate: 44_100), "\(audio["duration"] ?? "")")
+    #expect(audio["frame_count"] as? Int == 23)
   }
 }

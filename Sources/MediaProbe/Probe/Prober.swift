@@ -234,6 +234,8 @@ public struct Prober: Sendable {
     var rateFromTimestamps: Rational?
     /// The stream's presentation ends here (an MP4 edit list), in its time-base ticks.
     var editEnd: Int64?
+    /// The decoder outputs nothing for the stream's first packet: it starts at the second.
+    var firstPacketYieldsNothing = false
     var ratesFromTimestamps: Bool { rateFromTimestamps != nil }
   }
 
@@ -359,7 +361,12 @@ public struct Prober: Sendable {
       defer { packet.unref() }
       let index = packet.streamIndex
       verification?.decode(packet, stream: index)
-      if results[index]?.scan != nil {
+      if let scan = results[index]?.scan {
+        if scan.packetCount == 0, !packet.isDiscarded,
+          Self.yieldsNothing(firstPacket: packet, of: input.view(index))
+        {
+          results[index]?.firstPacketYieldsNothing = true
+        }
         let (skip, discard) = Self.skipTicks(
           packet, sampleRate: sampleRates[index], timeBase: input.stream(index).pointee.time_base)
         if packet.isDiscarded {
@@ -413,11 +420,9 @@ public struct Prober: Sendable {
       if stream.isAudio, let start = stream.startTime {
         results[index]?.scan?.clampStart(to: start)
       }
-      if stream.codecName == "vorbis", input.formatName != "ogg",
+      if results[index]?.firstPacketYieldsNothing == true,
         let second = results[index]?.scan?.secondTimestamp
       {
-        // A Vorbis decoder outputs nothing for the first packet (it only primes the overlap of
-        // the next): outside Ogg, whose granules already say so, the stream starts at the second.
         results[index]?.scan?.clampStart(to: second)
       }
       if let scan = results[index]?.scan, scan.presentFrom == nil, let first = scan.start,
@@ -430,6 +435,40 @@ public struct Prober: Sendable {
       }
     }
     return results
+  }
+
+  /// Whether the decoder outputs no samples for a stream's first packet, which the packet's
+  /// timestamps do not say:
+  /// - Vorbis outside Ogg: the first packet only primes the overlap of the next (in Ogg the
+  ///   granules already leave it out).
+  /// - AAC from libfaac: its first frame holds a fill element "libfaac <major>.<minor>", from
+  ///   which FFmpeg's decoder skips 1024 samples, one frame (`decode_fill`), unless the packet
+  ///   carries skip samples side data: libavcodec reads that after decoding and it replaces the
+  ///   count.
+  static func yieldsNothing(firstPacket packet: Packet, of stream: StreamView) -> Bool {
+    switch stream.codecName {
+    case "vorbis": return stream.input.formatName != "ogg"
+    case "aac": return !packet.hasSkipSamples && Self.namesLibfaac(packet.bytes)
+    default: return false
+    }
+  }
+
+  /// The payload holds "libfaac " and a version, "<digits>.<digits>" (libfaac's fill element
+  /// starts on a byte boundary when it is the frame's first element).
+  static func namesLibfaac(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    let name = Array("libfaac ".utf8)
+    let isDigit = { (byte: UInt8) in (0x30...0x39).contains(byte) }
+    guard bytes.count >= name.count + 3 else { return false }
+    for at in 0...(bytes.count - name.count - 3) where bytes[at] == name[0] {
+      guard name.indices.allSatisfy({ bytes[at + $0] == name[$0] }) else { continue }
+      var next = at + name.count
+      guard isDigit(bytes[next]) else { continue }
+      while next < bytes.count, isDigit(bytes[next]) { next += 1 }
+      if next + 1 < bytes.count, bytes[next] == UInt8(ascii: "."), isDigit(bytes[next + 1]) {
+        return true
+      }
+    }
+    return false
   }
 
   /// Where a stream ends by its own header (APE's sample count, ASF's play duration, AVI's
