@@ -109,6 +109,39 @@ header[4] = (new >> 3) & 0xFF
 header[5] = (header[5] & 0x1F) | ((new & 7) << 5)
 open(sys.argv[1], "wb").write(header + payload + data[length:])
 PY
+  # MPEG-2 Layer III (24 kHz, 576 samples a frame) whose LAME tag's padding is raised: libavformat
+  # then asks the decoder to discard the end over two packets (51 and 576 samples: 2,300 samples
+  # presented); and past the samples there are (delay 576 + padding 1,452 > 3 frames): the second
+  # packet's skip side data (0) replaces the 529 still pending, so 576 - 347 = 229 are presented.
+  cat > /tmp/mediatools-lamepad.py <<'PY'
+import sys  # lamepad.py FILE N: add N samples to the LAME tag's padding
+path, extra = sys.argv[1], int(sys.argv[2])
+data = bytearray(open(path, "rb").read())
+info = data.find(b"Info")
+assert data[info + 7] == 0x0F, "frames, bytes, TOC and quality expected"
+frame = data.rfind(b"\xff\xf3", 0, info)  # the Info frame (MPEG-2 Layer III)
+tag = info + 120  # after the Xing fields: the LAME tag ("Lavf lame" from FFmpeg)
+def crc16(b):  # the tag's CRC-16 (poly 0x8005 reflected, initial 0) over the frame's first
+    crc = 0    # 190 bytes, its own field zeroed
+    for byte in b:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0xA001 if crc & 1 else crc >> 1
+    return crc
+def sign():
+    data[tag + 34:tag + 36] = b"\0\0"
+    return crc16(data[frame:frame + 190]).to_bytes(2, "big")
+v = int.from_bytes(data[tag + 21:tag + 24], "big")
+delay, padding = v >> 12, v & 4095
+data[tag + 21:tag + 24] = ((delay << 12) | (padding + extra)).to_bytes(3, "big")
+data[tag + 34:tag + 36] = sign()
+open(path, "wb").write(data)
+PY
+  ff -f lavfi -i "$(tone 440 24000)" -af atrim=end_sample=3000 -c:a libmp3lame -b:a 32k "${bitexact[@]}" "$dir/mp3_padding_split.mp3"
+  python3 /tmp/mediatools-lamepad.py "$dir/mp3_padding_split.mp3" 700
+  ff -f lavfi -i "$(tone 440 24000)" -af atrim=end_sample=24 -c:a libmp3lame -b:a 32k "${bitexact[@]}" "$dir/mp3_padding_past_end.mp3"
+  python3 /tmp/mediatools-lamepad.py "$dir/mp3_padding_past_end.mp3" 347
+  rm -f /tmp/mediatools-lamepad.py
   du -sh "$dir"
 }
 if [ "${1:-}" = probe-truth ]; then

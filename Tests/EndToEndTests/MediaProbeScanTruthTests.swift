@@ -109,4 +109,18 @@ import Testing
     #expect(Self.lasts(audio, samples: samples, rate: 44_100), "\(audio["duration"] ?? "")")
     #expect(audio["frame_count"] as? Int == 23)
   }
+
+  /// Skip and discard samples applied as libavcodec applies them, on MP3s whose LAME padding was
+  /// raised: the end's discard spans two packets (the last wholly dropped: 2,300 samples), and
+  /// padding past the samples there are, where the second packet's skip (0) replaces the 529 still
+  /// pending (229 samples, as ffmpeg outputs; the gapless formula says -300). Without a scan the
+  /// length is never negative.
+  @Test(arguments: [("mp3_padding_split.mp3", 2_300), ("mp3_padding_past_end.mp3", 229)])
+  func skipAndDiscardAsTheDecoderDoes(_ fixture: String, _ samples: Int) throws {
+    #expect(try Self.decodedSamples(fixture) == samples, "\(fixture)")
+    let audio = try #require(firstStream(try Self.probe(fixture), "audio"))
+    #expect(Self.lasts(audio, samples: samples, rate: 24_000), "\(audio["duration"] ?? "")")
+    let plain = try #require(firstStream(try Self.probe(fixture, []), "audio"))
+    #expect((value(plain, "duration", "value") as? Int ?? -1) >= 0, "\(fixture)")
+  }
 }

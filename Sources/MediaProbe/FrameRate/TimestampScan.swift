@@ -20,7 +20,7 @@ package struct TimestampScan {
   package private(set) var end: Int64?
 
   private var lastDelta: Int64?
-  /// The latest presented packet's timestamp and duration.
+  /// The latest packet's timestamp and duration, of those whose samples the decoder presents.
   private var latest: (timestamp: Int64, duration: Int64)?
   /// Packets that had only a decoding timestamp.
   private var decodingTimeOnlyCount: Int64 = 0
@@ -33,27 +33,61 @@ package struct TimestampScan {
   /// The timestamp of the second timed packet, where a stream whose first packet yields nothing
   /// starts (Vorbis outside Ogg).
   package private(set) var secondTimestamp: Int64?
-  /// Timed packets seen, up to two.
-  private var timedCount = 0
-  /// Skip samples moved the presentation's start here (ticks).
-  package private(set) var presentFrom: Int64?
+  /// Timed packets seen, and those of them whose samples the decoder drops entirely.
+  private var timedCount: Int64 = 0
+  private var droppedCount: Int64 = 0
+  /// Samples (in ticks) the decoder still drops from the start of the next frames: libavcodec's
+  /// pending skip.
+  private var pendingSkip: Int64 = 0
+  /// Some packet carried skip samples: the codec's own pre-skip is already accounted for.
+  package private(set) var skipsSamples = false
   package private(set) var minDelta: Int64?
   package private(set) var maxDelta: Int64?
 
   package init() {}
 
-  /// Adds one packet that is not presented (libavformat's `AV_PKT_FLAG_DISCARD`: outside an edit
-  /// list). Its skip samples (`skip`, in ticks) still move where the presentation starts: the
-  /// decoder counts them from this packet on.
-  package mutating func addDiscarded(timestamp: Int64?, skip: Int64) {
-    if skip > 0, let timestamp {
-      presentFrom = Swift.max(presentFrom ?? timestamp + skip, timestamp + skip)
+  /// What the decoder presents of one frame `duration` ticks long, as libavcodec applies skip
+  /// samples side data (decode.c): a packet's `skip` (nil: it has no side data) replaces the
+  /// pending count rather than adding to it; the pending count drops whole frames, then trims
+  /// the front of one; a `discard` is applied only when it fits in what is left of the frame,
+  /// and drops the frame when it equals it. Nil when nothing of the frame is presented; else the
+  /// ticks trimmed from its front and its back.
+  private mutating func presented(duration: Int64, skip: Int64?, discard: Int64)
+    -> (front: Int64, back: Int64)?
+  {
+    if let skip {
+      pendingSkip = Swift.max(skip, 0)
+      skipsSamples = skipsSamples || skip > 0
     }
+    guard duration > 0 else {
+      // A frame of unknown length: the skip is taken from its start.
+      defer { pendingSkip = 0 }
+      return (pendingSkip, 0)
+    }
+    if pendingSkip >= duration {
+      pendingSkip -= duration
+      return nil
+    }
+    let front = pendingSkip
+    pendingSkip = 0
+    let rest = duration - front
+    if discard == rest { return nil }
+    return (front, discard > 0 && discard < rest ? discard : 0)
+  }
+
+  /// Adds one packet that is not presented (libavformat's `AV_PKT_FLAG_DISCARD`: outside an edit
+  /// list). The decoder still decodes it: its skip samples (`skip`, in ticks; nil without side
+  /// data) and its `duration` count against the pending skip.
+  package mutating func addDiscarded(duration: Int64, skip: Int64?) {
+    if let skip { pendingSkip = Swift.max(skip, 0) }
+    skipsSamples = skipsSamples || (skip ?? 0) > 0
+    pendingSkip = Swift.max(0, pendingSkip - Swift.max(duration, 0))
   }
 
   /// Adds one presented packet: its presentation (or else decoding) timestamp and duration, in
-  /// time-base ticks, and what its side data says is not presented at its start (`skip`) and end
-  /// (`discard`), also in ticks. A packet wholly before the skipped start is not counted.
+  /// time-base ticks, and what its skip samples side data says is not presented at its start
+  /// (`skip`, nil without side data) and end (`discard`), also in ticks. A packet whose samples
+  /// the decoder drops still counts as a frame but does not extend the span.
   ///
   /// `decodingTimeOnly`: the packet has no presentation timestamp, `timestamp` is its decoding
   /// time, and the codec reorders frames (MPEG-PS B-frames): it places the frame only roughly.
@@ -63,7 +97,7 @@ package struct TimestampScan {
   /// counts as a frame, as the demuxer presents it, but holds no samples: it neither extends the
   /// span nor stands for a last frame whose duration must be guessed.
   package mutating func add(
-    timestamp: Int64?, duration: Int64, skip: Int64 = 0, discard: Int64 = 0,
+    timestamp: Int64?, duration: Int64, skip: Int64? = nil, discard: Int64 = 0,
     decodingTimeOnly: Bool = false, isEmpty: Bool = false
   ) {
     packetCount += 1  // every packet the demuxer presents counts, even one wholly skipped
@@ -74,38 +108,32 @@ package struct TimestampScan {
     } else {
       uniformDuration = duration
     }
-    guard let timestamp else {
-      untimedCount += 1
-      return
-    }
-    addDiscarded(timestamp: timestamp, skip: skip)
-    if timedCount < 2 {
-      timedCount += 1
-      if timedCount == 2 { secondTimestamp = timestamp }
-    }
     // A duration above 2^31 is a negative one stored unsigned (Ogg's last packet, when its
     // granule ends before the packet's nominal end).
     let duration =
       duration > Int64(Int32.max) && duration <= Int64(UInt32.max)
       ? duration - Int64(UInt32.max) - 1 : duration
-    var first = timestamp
-    var wholeSkipped = false
-    if let presentFrom, presentFrom > timestamp {
-      wholeSkipped = duration > 0 && timestamp + duration <= presentFrom
-      first = presentFrom
+    let trim = presented(duration: duration, skip: skip, discard: discard)
+    guard let timestamp else {
+      untimedCount += 1
+      return
     }
-    if !wholeSkipped {
+    timedCount += 1
+    if timedCount == 2 { secondTimestamp = timestamp }
+    if trim == nil { droppedCount += 1 }
+    if let trim {
+      let first = timestamp + trim.front
       start = Swift.min(start ?? first, first)
       if duration < 0 {
         // The stream's last granule lies before this packet's start: the stream ends there.
         end = Swift.max(start ?? first, timestamp + duration)
         endIsFinal = true
       } else if duration > 0 {
-        let packetEnd = Swift.max(first, timestamp + duration - discard)
+        let packetEnd = timestamp + duration - trim.back
         end = Swift.max(end ?? packetEnd, packetEnd)
       }
     }
-    if timestamp >= (latest?.timestamp ?? .min) { latest = (timestamp, duration) }
+    if trim != nil, timestamp >= (latest?.timestamp ?? .min) { latest = (timestamp, duration) }
     longestPacket = Swift.max(longestPacket, duration)
     let position = window.firstIndex { $0 > timestamp } ?? window.count
     window.insert(timestamp, at: position)
@@ -147,13 +175,10 @@ package struct TimestampScan {
       end = start + (packetCount - untimedCount) * uniformDuration
       return
     }
-    if let lastPresented,
-      end == nil || end! < lastPresented
-        || (latest?.duration == 0 && latest?.timestamp == lastPresented)
-    {
+    if let latest, end == nil || end! < latest.timestamp || latest.duration == 0 {
       // The last frame carried no duration (MPEG-PS): it lasts like the one before it.
-      end = Swift.max(end ?? .min, lastPresented + (lastDelta ?? 0))
-      endAtMost(headerEnd, after: lastPresented)
+      end = Swift.max(end ?? .min, latest.timestamp + (lastDelta ?? 0))
+      endAtMost(headerEnd, after: latest.timestamp)
     } else if let latest, let minDelta, let lastDelta, latest.duration > 0,
       2 * longestPacket < minDelta
     {
@@ -189,8 +214,12 @@ package struct TimestampScan {
   }
 
   /// The exact span from the first presented time to the end of the last packet, in ticks.
+  /// Zero when the decoder drops every sample (an MP3 whose LAME delay and padding cover all its
+  /// frames).
   package var durationTicks: Int64? {
-    guard let start, let end, end > start else { return nil }
+    guard let start, let end, end > start else {
+      return droppedCount > 0 && droppedCount == timedCount ? 0 : nil
+    }
     return end - start
   }
 

@@ -367,16 +367,16 @@ public struct Prober: Sendable {
         {
           results[index]?.firstPacketYieldsNothing = true
         }
-        let (skip, discard) = Self.skipTicks(
+        let skipped = Self.skipTicks(
           packet, sampleRate: sampleRates[index], timeBase: input.stream(index).pointee.time_base)
         if packet.isDiscarded {
-          results[index]?.scan?.addDiscarded(timestamp: packet.pts ?? packet.dts, skip: skip)
+          results[index]?.scan?.addDiscarded(duration: packet.duration, skip: skipped?.skip)
         } else {
           // Ogg packets end at their granule: their durations are already trimmed, and the
           // discard padding only tells the decoder what to drop.
           results[index]?.scan?.add(
-            timestamp: packet.pts ?? packet.dts, duration: packet.duration, skip: skip,
-            discard: input.formatName == "ogg" ? 0 : discard,
+            timestamp: packet.pts ?? packet.dts, duration: packet.duration, skip: skipped?.skip,
+            discard: input.formatName == "ogg" ? 0 : skipped?.discard ?? 0,
             decodingTimeOnly: packet.pts == nil && input.view(index).videoDelay > 0,
             isEmpty: packet.isEmpty)
         }
@@ -425,7 +425,7 @@ public struct Prober: Sendable {
       {
         results[index]?.scan?.clampStart(to: second)
       }
-      if let scan = results[index]?.scan, scan.presentFrom == nil, let first = scan.start,
+      if let scan = results[index]?.scan, !scan.skipsSamples, let first = scan.start,
         stream.isAudio, stream.initialPadding > 0, let rate = sampleRates[index], rate > 0
       {
         // The codec's own pre-skip (Opus in Matroska), when no packet carried skip samples.
@@ -482,15 +482,15 @@ public struct Prober: Sendable {
   }
 
   /// A packet's skip samples (`AV_PKT_DATA_SKIP_SAMPLES`: samples not presented at its start,
-  /// and at its end), in its stream's time-base ticks.
+  /// and at its end), in its stream's time-base ticks; nil when the packet has none.
   static func skipTicks(_ packet: Packet, sampleRate: Int64?, timeBase: AVRational)
-    -> (skip: Int64, discard: Int64)
+    -> (skip: Int64, discard: Int64)?
   {
-    guard let sampleRate, sampleRate > 0 else { return (0, 0) }
+    guard let sampleRate, sampleRate > 0 else { return nil }
     var size = 0
     guard let data = av_packet_get_side_data(packet.pointer, AV_PKT_DATA_SKIP_SAMPLES, &size),
       size >= 8
-    else { return (0, 0) }
+    else { return nil }
     let raw = UnsafeRawPointer(data)
     let skip = Int64(UInt32(littleEndian: raw.loadUnaligned(as: UInt32.self)))
     let discard = Int64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
