@@ -142,6 +142,26 @@ PY
   ff -f lavfi -i "$(tone 440 24000)" -af atrim=end_sample=24 -c:a libmp3lame -b:a 32k "${bitexact[@]}" "$dir/mp3_padding_past_end.mp3"
   python3 /tmp/mediatools-lamepad.py "$dir/mp3_padding_past_end.mp3" 347
   rm -f /tmp/mediatools-lamepad.py
+  # Packets the decoder rejects or that hold no picture: FLAC whose last frame (996 bytes) is
+  # cut 40 bytes short (4 whole frames of 4,608 samples decode); AC-3 in Matroska whose first
+  # frame's sync word is zeroed (15 of 16 frames of 1,536 samples decode); H.264 in MP4 whose
+  # 12th sample is an access unit delimiter and an end-of-sequence NAL, no slice (11 pictures).
+  ff -f lavfi -i "$(tone 440 44100)" -t 0.5 -c:a flac "${bitexact[@]}" /tmp/mediatools-whole.flac
+  head -c -40 /tmp/mediatools-whole.flac > "$dir/flac_cut_last_frame.flac"
+  ff -f lavfi -i "$(tone 440 48000)" -t 0.5 -c:a ac3 -b:a 96k "${bitexact[@]}" "$dir/ac3_first_frame_no_sync.mkv"
+  python3 - "$dir/ac3_first_frame_no_sync.mkv" <<'PY'
+import json, subprocess, sys
+first = json.loads(subprocess.run(["ffprobe", "-v", "error", "-show_entries", "packet=pos", "-of", "json",
+                                   sys.argv[1]], check=True, capture_output=True).stdout)["packets"][0]
+data = bytearray(open(sys.argv[1], "rb").read())
+at = data.find(b"\x0b\x77", int(first["pos"]))  # the block's payload, after its header
+data[at:at + 2] = b"\0\0"
+open(sys.argv[1], "wb").write(data)
+PY
+  ff -f lavfi -i "$(video 64x48 12)" -frames:v 11 "${x264[@]}" -bf 0 "${bitexact[@]}" -bsf:v h264_metadata=aud=insert -f h264 /tmp/mediatools-eos.h264
+  printf '\x00\x00\x00\x01\x09\xf0\x00\x00\x00\x01\x0a' >> /tmp/mediatools-eos.h264
+  ff -r 12 -i /tmp/mediatools-eos.h264 -c copy "${bitexact[@]}" "$dir/h264_sample_without_picture.mp4"
+  rm -f /tmp/mediatools-whole.flac /tmp/mediatools-eos.h264
   du -sh "$dir"
 }
 if [ "${1:-}" = probe-truth ]; then

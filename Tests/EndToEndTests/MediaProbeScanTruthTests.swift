@@ -55,6 +55,17 @@ import Testing
     return ticks * rate == samples * timescale
   }
 
+  /// The packets ffprobe lists for the first stream (the demuxer's count).
+  static func demuxedPackets(_ fixture: String) throws -> Int {
+    let result = try run(
+      "ffprobe",
+      [
+        "-v", "quiet", "-select_streams", "0", "-count_packets", "-show_entries",
+        "stream=nb_read_packets", "-of", "csv=p=0", "\(directory)/\(fixture)",
+      ])
+    return try #require(Int(result.text.trimmingCharacters(in: .whitespacesAndNewlines)))
+  }
+
   /// A stream's scanned duration in seconds, and its time base's tick (1 / timescale).
   static func duration(_ stream: [String: Any]) throws -> (seconds: Double, tick: Double) {
     let ticks = try #require(value(stream, "duration", "value") as? Int)
@@ -122,5 +133,32 @@ import Testing
     #expect(Self.lasts(audio, samples: samples, rate: 24_000), "\(audio["duration"] ?? "")")
     let plain = try #require(firstStream(try Self.probe(fixture, []), "audio"))
     #expect((value(plain, "duration", "value") as? Int ?? -1) >= 0, "\(fixture)")
+  }
+
+  /// Packets the decoder rejects still count as frames (the demuxer presents them) but neither
+  /// start nor end the span: a FLAC frame cut by the end of the file (4 of 5 frames decode) and
+  /// an AC-3 frame without its sync word (15 of 16 decode, from the second).
+  @Test(arguments: [
+    ("flac_cut_last_frame.flac", 44_100, 4 * 4_608),
+    ("ac3_first_frame_no_sync.mkv", 48_000, 15 * 1_536),
+  ])
+  func rejectedPacketsAreNotPresented(_ fixture: String, _ rate: Int, _ samples: Int) throws {
+    #expect(try Self.decodedSamples(fixture) == samples, "\(fixture)")
+    let audio = try #require(firstStream(try Self.probe(fixture), "audio"))
+    #expect(Self.lasts(audio, samples: samples, rate: rate), "\(audio["duration"] ?? "")")
+    #expect(audio["frame_count"] as? Int == (try Self.demuxedPackets(fixture)), "\(fixture)")
+  }
+
+  /// An H.264 sample with no slice (an access unit delimiter and an end of sequence) is no
+  /// picture: ffmpeg's decoder outputs 11 frames of the 12 samples ("missing picture in access
+  /// unit"), lasting 11/12 s, and so does the scan.
+  @Test func h264SampleWithoutPictureIsNoFrame() throws {
+    let fixture = "h264_sample_without_picture.mp4"
+    #expect(try Self.demuxedPackets(fixture) == 12)
+    let decoded = try Self.decodedFrames(fixture)
+    #expect(decoded.count == 11)
+    let video = try #require(firstStream(try Self.probe(fixture), "video"))
+    #expect(video["frame_count"] as? Int == decoded.count)
+    #expect(abs(try Self.duration(video).seconds - decoded.end) < 1e-9)
   }
 }

@@ -55,10 +55,7 @@ package struct TimestampScan {
   private mutating func presented(duration: Int64, skip: Int64?, discard: Int64)
     -> (front: Int64, back: Int64)?
   {
-    if let skip {
-      pendingSkip = Swift.max(skip, 0)
-      skipsSamples = skipsSamples || skip > 0
-    }
+    takeSkip(skip)
     guard duration > 0 else {
       // A frame of unknown length: the skip is taken from its start.
       defer { pendingSkip = 0 }
@@ -75,12 +72,19 @@ package struct TimestampScan {
     return (front, discard > 0 && discard < rest ? discard : 0)
   }
 
+  /// A packet's skip side data replaces the pending skip, whether or not the decoder makes a
+  /// frame of the packet (libavcodec reads it after every decode call).
+  private mutating func takeSkip(_ skip: Int64?) {
+    guard let skip else { return }
+    pendingSkip = Swift.max(skip, 0)
+    skipsSamples = skipsSamples || skip > 0
+  }
+
   /// Adds one packet that is not presented (libavformat's `AV_PKT_FLAG_DISCARD`: outside an edit
   /// list). The decoder still decodes it: its skip samples (`skip`, in ticks; nil without side
   /// data) and its `duration` count against the pending skip.
   package mutating func addDiscarded(duration: Int64, skip: Int64?) {
-    if let skip { pendingSkip = Swift.max(skip, 0) }
-    skipsSamples = skipsSamples || (skip ?? 0) > 0
+    takeSkip(skip)
     pendingSkip = Swift.max(0, pendingSkip - Swift.max(duration, 0))
   }
 
@@ -93,15 +97,19 @@ package struct TimestampScan {
   /// time, and the codec reorders frames (MPEG-PS B-frames): it places the frame only roughly.
   /// Without reordering, a decoding time is the presentation time: pass false.
   ///
-  /// `isEmpty`: the packet holds no data (Ogg's end-of-stream packet at the last granule). It
-  /// counts as a frame, as the demuxer presents it, but holds no samples: it neither extends the
-  /// span nor stands for a last frame whose duration must be guessed.
+  /// `presentsNothing`: the decoder outputs nothing from the packet: it holds no data (Ogg's
+  /// end-of-stream packet at the last granule) or is not a whole frame (`PacketCheck`). It
+  /// counts as a frame, as the demuxer presents it, but neither starts nor extends the span, nor
+  /// stands for a last frame whose duration must be guessed.
   package mutating func add(
     timestamp: Int64?, duration: Int64, skip: Int64? = nil, discard: Int64 = 0,
-    decodingTimeOnly: Bool = false, isEmpty: Bool = false
+    decodingTimeOnly: Bool = false, presentsNothing: Bool = false
   ) {
     packetCount += 1  // every packet the demuxer presents counts, even one wholly skipped
-    if isEmpty { return }
+    if presentsNothing {
+      takeSkip(skip)
+      return
+    }
     if decodingTimeOnly { decodingTimeOnlyCount += 1 }
     if duration != (uniformDuration ?? duration) {
       uniformDuration = -1

@@ -315,9 +315,11 @@ public struct Prober: Sendable {
       }
     }
     var sampleRates: [Int: Int64] = [:]
+    var checks: [Int: PacketCheck] = [:]
     if options.scan {
       for stream in streams {
         results[stream.index, default: Measurement()].scan = TimestampScan()
+        checks[stream.index] = PacketCheck(input.view(stream.index))
         if let rate = stream.audio?.sampleRate { sampleRates[stream.index] = Int64(rate) }
         if let end = Self.editEnd(of: input.stream(stream.index), layout: layout) {
           results[stream.index]?.editEnd = end
@@ -369,16 +371,18 @@ public struct Prober: Sendable {
         }
         let skipped = Self.skipTicks(
           packet, sampleRate: sampleRates[index], timeBase: input.stream(index).pointee.time_base)
+        let verdict =
+          packet.isEmpty ? .undecodable : checks[index]?.verdict(packet.bytes) ?? .frame
         if packet.isDiscarded {
           results[index]?.scan?.addDiscarded(duration: packet.duration, skip: skipped?.skip)
-        } else {
+        } else if verdict != .noFrame {
           // Ogg packets end at their granule: their durations are already trimmed, and the
           // discard padding only tells the decoder what to drop.
           results[index]?.scan?.add(
             timestamp: packet.pts ?? packet.dts, duration: packet.duration, skip: skipped?.skip,
             discard: input.formatName == "ogg" ? 0 : skipped?.discard ?? 0,
             decodingTimeOnly: packet.pts == nil && input.view(index).videoDelay > 0,
-            isEmpty: packet.isEmpty)
+            presentsNothing: verdict == .undecodable)
         }
       }
       if let timestamps = timing[index], !packet.isDiscarded,
