@@ -162,6 +162,45 @@ PY
   printf '\x00\x00\x00\x01\x09\xf0\x00\x00\x00\x01\x0a' >> /tmp/mediatools-eos.h264
   ff -r 12 -i /tmp/mediatools-eos.h264 -c copy "${bitexact[@]}" "$dir/h264_sample_without_picture.mp4"
   rm -f /tmp/mediatools-whole.flac /tmp/mediatools-eos.h264
+  # AC-3 in MP4 whose last sample is its frame followed by 24 stray bytes (as a RealMedia chunk's
+  # tail can be): the decoder rejects the whole packet, so 15 of 16 frames less the 256 priming
+  # samples are output (22,784).
+  ff -f lavfi -i "$(tone 440 48000)" -t 0.5 -c:a ac3 -b:a 96k "${bitexact[@]}" /tmp/mediatools-ac3.mp4
+  python3 - /tmp/mediatools-ac3.mp4 "$dir/ac3_last_frame_stray_bytes.mp4" 24 <<'PY'
+import json, struct, subprocess, sys
+src, dst, extra = sys.argv[1], sys.argv[2], int(sys.argv[3])  # IN OUT BYTES
+last = json.loads(subprocess.run(["ffprobe", "-v", "error", "-show_entries", "packet=pos,size", "-of", "json", src],
+                                 check=True, capture_output=True).stdout)["packets"][-1]
+data = bytearray(open(src, "rb").read())
+def path_to(name, start=0, end=None, parents=()):  # the box named `name` and its ancestors
+    end = len(data) if end is None else end
+    while start + 8 <= end:
+        size, kind = struct.unpack(">I4s", data[start:start + 8])
+        if kind == name:
+            return parents + (start,)
+        if kind in (b"moov", b"trak", b"mdia", b"minf", b"stbl"):
+            found = path_to(name, start + 8, start + size, parents + (start,))
+            if found:
+                return found
+        start += size
+def grow(offsets, delta):
+    for at in offsets:
+        data[at:at + 4] = struct.pack(">I", struct.unpack(">I", data[at:at + 4])[0] + delta)
+# The last sample, one frame, gets `extra` stray bytes after it (the mdat, before the moov, grows).
+mdat = path_to(b"mdat")[-1]
+end = int(last["pos"]) + int(last["size"])
+assert mdat + struct.unpack(">I", data[mdat:mdat + 4])[0] == end, "the last sample must end the mdat"
+data[end:end] = bytes(range(0x41, 0x41 + extra))  # no sync word
+grow([mdat], extra)
+# stsz: one size for every sample becomes a table whose last entry is larger.
+*parents, stsz = path_to(b"stsz")
+size, count = struct.unpack(">II", data[stsz + 12:stsz + 20])
+table = struct.pack(">I", size) * (count - 1) + struct.pack(">I", size + extra)
+data[stsz + 12:stsz + 20] = struct.pack(">II", 0, count) + table
+grow(parents + [stsz], len(table))
+open(dst, "wb").write(data)
+PY
+  rm -f /tmp/mediatools-ac3.mp4
   du -sh "$dir"
 }
 if [ "${1:-}" = probe-truth ]; then

@@ -63,7 +63,9 @@ import Testing
         "-v", "quiet", "-select_streams", "0", "-count_packets", "-show_entries",
         "stream=nb_read_packets", "-of", "csv=p=0", "\(directory)/\(fixture)",
       ])
-    return try #require(Int(result.text.trimmingCharacters(in: .whitespacesAndNewlines)))
+    // "16" or "16," (a stream with side data adds an empty field).
+    let field = result.text.split(whereSeparator: { $0 == "," || $0.isNewline }).first
+    return try #require(field.flatMap { Int($0) })
   }
 
   /// A stream's scanned duration in seconds, and its time base's tick (1 / timescale).
@@ -138,8 +140,11 @@ import Testing
   /// Packets the decoder rejects still count as frames (the demuxer presents them) but neither
   /// start nor end the span: a FLAC frame cut by the end of the file (4 of 5 frames decode) and
   /// an AC-3 frame without its sync word (15 of 16 decode, from the second).
+  /// The last packet of a stream whose frames decode alone is decoded alone: an AC-3 frame
+  /// followed by stray bytes is rejected (15 of 16 frames, less 256 priming samples).
   @Test(arguments: [
     ("flac_cut_last_frame.flac", 44_100, 4 * 4_608),
+    ("ac3_last_frame_stray_bytes.mp4", 48_000, 15 * 1_536 - 256),
     ("ac3_first_frame_no_sync.mkv", 48_000, 15 * 1_536),
   ])
   func rejectedPacketsAreNotPresented(_ fixture: String, _ rate: Int, _ samples: Int) throws {

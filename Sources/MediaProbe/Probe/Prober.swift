@@ -239,6 +239,18 @@ public struct Prober: Sendable {
     var ratesFromTimestamps: Bool { rateFromTimestamps != nil }
   }
 
+  /// What a scan takes from one presented packet.
+  struct ScannedPacket {
+    var timestamp: Int64?
+    var duration: Int64
+    /// Skip samples side data, in ticks: at the start (nil: none) and at the end.
+    var skip: Int64?
+    var discard: Int64
+    var decodingTimeOnly: Bool
+    var verdict: PacketCheck.Verdict
+    var isCorrupt: Bool
+  }
+
   /// Facts an opened decoder (and, for some codecs, the first decoded frame) tells.
   struct FirstFrame {
     var codedWidth: Int
@@ -316,10 +328,17 @@ public struct Prober: Sendable {
     }
     var sampleRates: [Int: Int64] = [:]
     var checks: [Int: PacketCheck] = [:]
+    /// Audio streams whose frames decode alone: each presented packet is held back until the
+    /// next arrives, so that the last one is known.
+    var decodedAlone: Set<Int> = []
+    var held: [Int: (facts: ScannedPacket, packet: Packet?)] = [:]
     if options.scan {
       for stream in streams {
         results[stream.index, default: Measurement()].scan = TimestampScan()
         checks[stream.index] = PacketCheck(input.view(stream.index))
+        if stream.type == .audio, Self.framesDecodeAlone(stream.codec.name) {
+          decodedAlone.insert(stream.index)
+        }
         if let rate = stream.audio?.sampleRate { sampleRates[stream.index] = Int64(rate) }
         if let end = Self.editEnd(of: input.stream(stream.index), layout: layout) {
           results[stream.index]?.editEnd = end
@@ -336,6 +355,28 @@ public struct Prober: Sendable {
         return false
       }
       if !more || packet == nil { firstFrames[index] = nil }
+    }
+
+    /// Adds a presented packet to its stream's scan. The last packet of a stream whose frames
+    /// decode alone, and one the demuxer flagged corrupt, are decoded alone first: one the
+    /// decoder outputs nothing from (a last AC-3 frame followed by stray chunk bytes) counts as
+    /// a frame but is not presented.
+    func addScanned(_ index: Int, _ facts: ScannedPacket, packet: Packet?, isLast: Bool) {
+      var verdict = facts.verdict
+      if verdict == .frame, decodedAlone.contains(index), facts.isCorrupt || isLast,
+        let packet, !Self.decodesAnything(packet, of: input.view(index))
+      {
+        verdict = .undecodable
+      }
+      results[index]?.scan?.add(
+        timestamp: facts.timestamp, duration: facts.duration, skip: facts.skip,
+        discard: facts.discard, decodingTimeOnly: facts.decodingTimeOnly,
+        presentsNothing: verdict == .undecodable)
+    }
+    /// Adds the packet held back for a stream, if any.
+    func release(_ index: Int, isLast: Bool) {
+      guard let (facts, packet) = held.removeValue(forKey: index) else { return }
+      addScanned(index, facts, packet: packet, isLast: isLast)
     }
 
     // Without a scan or a verification, give up on first frames after this many packets.
@@ -374,15 +415,24 @@ public struct Prober: Sendable {
         let verdict =
           packet.isEmpty ? .undecodable : checks[index]?.verdict(packet.bytes) ?? .frame
         if packet.isDiscarded {
+          release(index, isLast: false)
           results[index]?.scan?.addDiscarded(duration: packet.duration, skip: skipped?.skip)
         } else if verdict != .noFrame {
           // Ogg packets end at their granule: their durations are already trimmed, and the
           // discard padding only tells the decoder what to drop.
-          results[index]?.scan?.add(
+          let facts = ScannedPacket(
             timestamp: packet.pts ?? packet.dts, duration: packet.duration, skip: skipped?.skip,
             discard: input.formatName == "ogg" ? 0 : skipped?.discard ?? 0,
             decodingTimeOnly: packet.pts == nil && input.view(index).videoDelay > 0,
-            presentsNothing: verdict == .undecodable)
+            verdict: verdict, isCorrupt: packet.isCorrupt)
+          if decodedAlone.contains(index) {
+            let copy = held[index]?.packet ?? Packet()
+            release(index, isLast: false)
+            copy.unref()
+            held[index] = (facts, av_packet_ref(copy.pointer, packet.pointer) >= 0 ? copy : nil)
+          } else {
+            addScanned(index, facts, packet: packet, isLast: false)
+          }
         }
       }
       if let timestamps = timing[index], !packet.isDiscarded,
@@ -408,6 +458,7 @@ public struct Prober: Sendable {
         }
       }
     }
+    for index in Array(held.keys) { release(index, isLast: true) }
     for index in Array(firstFrames.keys) { decodeFirstFrame(index, nil) }  // frames in flight
     verification?.drain()
     for (index, timestamps) in timing {  // a stream shorter than the window
@@ -473,6 +524,31 @@ public struct Prober: Sendable {
       }
     }
     return false
+  }
+
+  /// Codecs whose every frame decodes on its own, with no state from the frames before: a fresh
+  /// decoder makes of a packet what the running one would. An explicit list: FFmpeg marks every
+  /// audio codec intra-only, even MP3 and Vorbis, whose frames overlap.
+  static func framesDecodeAlone(_ codec: String) -> Bool {
+    ["flac", "ac3", "eac3"].contains(codec) || codec.hasPrefix("pcm_")
+  }
+
+  /// Whether FFmpeg's decoder outputs anything from one packet, decoded alone. Used for a
+  /// stream's last packet and for packets the demuxer flagged corrupt (`AV_PKT_FLAG_CORRUPT`),
+  /// which a decoder may reject (AC-3 followed by stray bytes: invalid data) or partly decode
+  /// (PCM): only a rejected one is left out of the span. One decode per stream, a few more in a
+  /// damaged file.
+  static func decodesAnything(_ packet: Packet, of stream: StreamView) -> Bool {
+    guard let decoder = try? stream.openDecoder() else { return true }
+    let frame = Frame()
+    var decoded = false
+    for input in [packet, nil] {
+      decoder.decode(input, into: frame, failure: { _ in }) { _ in
+        decoded = true
+        return false
+      }
+    }
+    return decoded
   }
 
   /// Where a stream ends by its own header (APE's sample count, ASF's play duration, AVI's
