@@ -53,6 +53,160 @@ if [ "${1:-}" = compat-audio ]; then
   compat_audio
   exit 0
 fi
+# --- mediaprobe --scan: frames a decoder does not output (Tests/TruthFixtures, issue 9) -------
+# Small files whose presented length the decoder decides, not the packets' timestamps; each test
+# takes its expected value from ffmpeg's decoder output or from the construction. A folder of
+# their own: some are damaged on purpose, and the probe suites over Tests/Fixtures stay as they are.
+# `make-fixtures.sh probe-truth` makes only these.
+probe_truth() {
+  local dir=Tests/TruthFixtures
+  mkdir -p "$dir"
+  # Vorbis in Matroska: the first packet only primes the decoder (1.0115 s decoded, not 1.014).
+  ff -f lavfi -i "$(tone 440 44100)" -t 1 -c:a libvorbis "${bitexact[@]}" "$dir/vorbis.mkv"
+  # AVI with dropped frames: frames 0, 5, ... 25 of 15 fps kept, each lasting 1/15 s (the index
+  # holds one tick per frame, dwLength 26): it ends at 26/15 s, not one gap after the last frame.
+  ff -f lavfi -i "$(video 64x48 15)" -t 2 -vf "select='not(mod(n,5))'" -fps_mode passthrough -c:v mpeg4 "${bitexact[@]}" "$dir/avi_dropped_frames.avi"
+  # AVI gives H.264 decoding times only; without B-frames they are the presentation times, and
+  # the hole at frame 1 (dropped) is one: 24 frames of 25 fps shown from 0 to 1.000 s.
+  ff -f lavfi -i "$(video 64x48 25)" -t 1 -vf "select='not(eq(n,1))'" -fps_mode passthrough "${x264[@]}" -bf 0 "${bitexact[@]}" "$dir/h264_dts_only.avi"
+  # MPEG-1 program stream whose PES headers carry no PTS or DTS (replaced by stuffing): 25 frames
+  # of 25 fps, untimed, each 1/25 s long (1.000 s).
+  ff -f lavfi -i "$(video 64x48 25)" -t 1 -c:v mpeg1video -bf 0 "${bitexact[@]}" -f mpeg "$dir/mpeg_ps_untimed.mpg"
+  python3 - "$dir/mpeg_ps_untimed.mpg" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+at = data.find(b"\x00\x00\x01\xe0")
+while at >= 0:  # MPEG-1 packet: stuffing, an optional STD buffer size, then PTS (5) or PTS+DTS (10)
+    p = at + 6
+    while data[p] == 0xFF: p += 1
+    if data[p] & 0xC0 == 0x40: p += 2
+    size = {0x20: 5, 0x30: 10}.get(data[p] & 0xF0, 0)
+    if size: data[p:p + size] = b"\xff" * (size - 1) + b"\x0f"
+    at = data.find(b"\x00\x00\x01\xe0", at + 4)
+open(sys.argv[1], "wb").write(data)
+PY
+  # ADTS AAC whose first frame starts with libfaac's fill element ("libfaac 1.28", as libfaac
+  # writes it; the rest of the frame shifted after it): FFmpeg's decoder then drops that frame,
+  # 22 of the 23 frames are output (0.5108 s, not 0.5341).
+  ff -f lavfi -i "$(tone 440 44100)" -t 0.5 "${aac[@]}" "${bitexact[@]}" -f adts "$dir/aac_libfaac.aac"
+  python3 - "$dir/aac_libfaac.aac" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+assert data[0] == 0xFF and data[1] & 0xF6 == 0xF0 and data[1] & 1, "ADTS without CRC expected"
+length = ((data[3] & 3) << 11) | (data[4] << 3) | (data[5] >> 5)
+text = b"libfaac 1.28\0\0\0"  # what libfaac writes: 15 bytes after 17 bits of FIL fields
+# FIL element: id 6, count 15 + escape 4 (18 bytes), extension type EXT_FILL (0), 13 bits that
+# FFmpeg's decode_fill skips, the text, and 7 zero bits to fill the 18 bytes.
+bits = "110" + "1111" + format(4, "08b") + "0000" + "0" * 13
+bits += "".join(format(b, "08b") for b in text) + "0" * 7
+bits += "".join(format(b, "08b") for b in data[7:length])
+bits += "0" * (-len(bits) % 8)
+payload = bytes(int(bits[i:i + 8], 2) for i in range(0, len(bits), 8))
+header = bytearray(data[:7])
+new = 7 + len(payload)
+header[3] = (header[3] & 0xFC) | (new >> 11)
+header[4] = (new >> 3) & 0xFF
+header[5] = (header[5] & 0x1F) | ((new & 7) << 5)
+open(sys.argv[1], "wb").write(header + payload + data[length:])
+PY
+  # MPEG-2 Layer III (24 kHz, 576 samples a frame) whose LAME tag's padding is raised: libavformat
+  # then asks the decoder to discard the end over two packets (51 and 576 samples: 2,300 samples
+  # presented); and past the samples there are (delay 576 + padding 1,452 > 3 frames): the second
+  # packet's skip side data (0) replaces the 529 still pending, so 576 - 347 = 229 are presented.
+  cat > /tmp/mediatools-lamepad.py <<'PY'
+import sys  # lamepad.py FILE N: add N samples to the LAME tag's padding
+path, extra = sys.argv[1], int(sys.argv[2])
+data = bytearray(open(path, "rb").read())
+info = data.find(b"Info")
+assert data[info + 7] == 0x0F, "frames, bytes, TOC and quality expected"
+frame = data.rfind(b"\xff\xf3", 0, info)  # the Info frame (MPEG-2 Layer III)
+tag = info + 120  # after the Xing fields: the LAME tag ("Lavf lame" from FFmpeg)
+def crc16(b):  # the tag's CRC-16 (poly 0x8005 reflected, initial 0) over the frame's first
+    crc = 0    # 190 bytes, its own field zeroed
+    for byte in b:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0xA001 if crc & 1 else crc >> 1
+    return crc
+def sign():
+    data[tag + 34:tag + 36] = b"\0\0"
+    return crc16(data[frame:frame + 190]).to_bytes(2, "big")
+v = int.from_bytes(data[tag + 21:tag + 24], "big")
+delay, padding = v >> 12, v & 4095
+data[tag + 21:tag + 24] = ((delay << 12) | (padding + extra)).to_bytes(3, "big")
+data[tag + 34:tag + 36] = sign()
+open(path, "wb").write(data)
+PY
+  ff -f lavfi -i "$(tone 440 24000)" -af atrim=end_sample=3000 -c:a libmp3lame -b:a 32k "${bitexact[@]}" "$dir/mp3_padding_split.mp3"
+  python3 /tmp/mediatools-lamepad.py "$dir/mp3_padding_split.mp3" 700
+  ff -f lavfi -i "$(tone 440 24000)" -af atrim=end_sample=24 -c:a libmp3lame -b:a 32k "${bitexact[@]}" "$dir/mp3_padding_past_end.mp3"
+  python3 /tmp/mediatools-lamepad.py "$dir/mp3_padding_past_end.mp3" 347
+  rm -f /tmp/mediatools-lamepad.py
+  # Packets the decoder rejects or that hold no picture: FLAC whose last frame (996 bytes) is
+  # cut 40 bytes short (4 whole frames of 4,608 samples decode); AC-3 in Matroska whose first
+  # frame's sync word is zeroed (15 of 16 frames of 1,536 samples decode); H.264 in MP4 whose
+  # 12th sample is an access unit delimiter and an end-of-sequence NAL, no slice (11 pictures).
+  ff -f lavfi -i "$(tone 440 44100)" -t 0.5 -c:a flac "${bitexact[@]}" /tmp/mediatools-whole.flac
+  head -c -40 /tmp/mediatools-whole.flac > "$dir/flac_cut_last_frame.flac"
+  ff -f lavfi -i "$(tone 440 48000)" -t 0.5 -c:a ac3 -b:a 96k "${bitexact[@]}" "$dir/ac3_first_frame_no_sync.mkv"
+  python3 - "$dir/ac3_first_frame_no_sync.mkv" <<'PY'
+import json, subprocess, sys
+first = json.loads(subprocess.run(["ffprobe", "-v", "error", "-show_entries", "packet=pos", "-of", "json",
+                                   sys.argv[1]], check=True, capture_output=True).stdout)["packets"][0]
+data = bytearray(open(sys.argv[1], "rb").read())
+at = data.find(b"\x0b\x77", int(first["pos"]))  # the block's payload, after its header
+data[at:at + 2] = b"\0\0"
+open(sys.argv[1], "wb").write(data)
+PY
+  ff -f lavfi -i "$(video 64x48 12)" -frames:v 11 "${x264[@]}" -bf 0 "${bitexact[@]}" -bsf:v h264_metadata=aud=insert -f h264 /tmp/mediatools-eos.h264
+  printf '\x00\x00\x00\x01\x09\xf0\x00\x00\x00\x01\x0a' >> /tmp/mediatools-eos.h264
+  ff -r 12 -i /tmp/mediatools-eos.h264 -c copy "${bitexact[@]}" "$dir/h264_sample_without_picture.mp4"
+  rm -f /tmp/mediatools-whole.flac /tmp/mediatools-eos.h264
+  # AC-3 in MP4 whose last sample is its frame followed by 24 stray bytes (as a RealMedia chunk's
+  # tail can be): the decoder rejects the whole packet, so 15 of 16 frames less the 256 priming
+  # samples are output (22,784).
+  ff -f lavfi -i "$(tone 440 48000)" -t 0.5 -c:a ac3 -b:a 96k "${bitexact[@]}" /tmp/mediatools-ac3.mp4
+  python3 - /tmp/mediatools-ac3.mp4 "$dir/ac3_last_frame_stray_bytes.mp4" 24 <<'PY'
+import json, struct, subprocess, sys
+src, dst, extra = sys.argv[1], sys.argv[2], int(sys.argv[3])  # IN OUT BYTES
+last = json.loads(subprocess.run(["ffprobe", "-v", "error", "-show_entries", "packet=pos,size", "-of", "json", src],
+                                 check=True, capture_output=True).stdout)["packets"][-1]
+data = bytearray(open(src, "rb").read())
+def path_to(name, start=0, end=None, parents=()):  # the box named `name` and its ancestors
+    end = len(data) if end is None else end
+    while start + 8 <= end:
+        size, kind = struct.unpack(">I4s", data[start:start + 8])
+        if kind == name:
+            return parents + (start,)
+        if kind in (b"moov", b"trak", b"mdia", b"minf", b"stbl"):
+            found = path_to(name, start + 8, start + size, parents + (start,))
+            if found:
+                return found
+        start += size
+def grow(offsets, delta):
+    for at in offsets:
+        data[at:at + 4] = struct.pack(">I", struct.unpack(">I", data[at:at + 4])[0] + delta)
+# The last sample, one frame, gets `extra` stray bytes after it (the mdat, before the moov, grows).
+mdat = path_to(b"mdat")[-1]
+end = int(last["pos"]) + int(last["size"])
+assert mdat + struct.unpack(">I", data[mdat:mdat + 4])[0] == end, "the last sample must end the mdat"
+data[end:end] = bytes(range(0x41, 0x41 + extra))  # no sync word
+grow([mdat], extra)
+# stsz: one size for every sample becomes a table whose last entry is larger.
+*parents, stsz = path_to(b"stsz")
+size, count = struct.unpack(">II", data[stsz + 12:stsz + 20])
+table = struct.pack(">I", size) * (count - 1) + struct.pack(">I", size + extra)
+data[stsz + 12:stsz + 20] = struct.pack(">II", 0, count) + table
+grow(parents + [stsz], len(table))
+open(dst, "wb").write(data)
+PY
+  rm -f /tmp/mediatools-ac3.mp4
+  du -sh "$dir"
+}
+if [ "${1:-}" = probe-truth ]; then
+  probe_truth
+  exit 0
+fi
 # `make-fixtures.sh merge-clips` makes only the mediamerge clips (the last section of this file).
 if [ "${1:-}" = merge-clips ]; then
   eval "$(sed -n '/^# --- mediamerge clips/,$p' "$0")"
@@ -251,6 +405,7 @@ printf '#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\n/etc/passwd\n#EXTINF:10,
 printf "ffconcat version 1.0\nfile '/etc/passwd'\nfile 'h264_25fps.mp4'\n" > "$out/hostile_list.ffconcat"
 
 compat_audio
+probe_truth
 du -sh "$out"
 
 # --- Regression inputs (Tests/Regressions: not media fixtures, so no probe goldens) -----------

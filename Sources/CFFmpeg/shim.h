@@ -10,6 +10,7 @@
 #include <libavutil/opt.h>
 #include <libavutil/md5.h>
 #include <libavutil/imgutils.h>
+#include <libavutil/crc.h>
 
 /* FFmpeg macros that Swift cannot import, as functions and constants with one prefix. */
 

@@ -129,11 +129,13 @@ import Testing
     #expect(mp3.start == 1105)
     #expect(mp3.durationTicks == 2124)
     #expect(mp3.packetCount == 3)
-    // AAC in MP4 after an edit list: a discarded packet carries the skip for the next ones; a
-    // packet wholly before the presentation start still counts as a packet (the demuxer
-    // presents it), but not toward the span.
+    // AAC in MP4 after an edit list: a discarded packet carries the skip for the next ones (the
+    // decoder still decodes it, so its samples count against the skip); a packet wholly before
+    // the presentation start still counts as a packet (the demuxer presents it), but not toward
+    // the span.
     var aac = TimestampScan()
-    aac.addDiscarded(timestamp: -3072, skip: 3072 + 100)
+    aac.addDiscarded(duration: 1024, skip: 3072 + 100)
+    aac.addDiscarded(duration: 1024, skip: nil)
     aac.add(timestamp: -1024, duration: 1024)
     aac.add(timestamp: 0, duration: 1024)
     aac.add(timestamp: 1024, duration: 1024)
@@ -142,6 +144,33 @@ import Testing
     #expect(aac.packetCount == 3)
     aac.clampEnd(to: 2000)
     #expect(aac.durationTicks == 1900)
+  }
+
+  @Test func skipSamplesAreAppliedAsLibavcodecDoes() {
+    // A packet's skip side data replaces the pending skip: 576-sample frames, 1105 skipped from
+    // the first, but the second says skip 0 and discard 347; the third is wholly discarded.
+    var short = TimestampScan()
+    short.add(timestamp: 0, duration: 576, skip: 1105)
+    short.add(timestamp: 576, duration: 576, skip: 0, discard: 347)
+    short.add(timestamp: 1152, duration: 576, skip: 0, discard: 576)
+    short.finish()
+    #expect(short.start == 576)
+    #expect(short.durationTicks == 229)
+    #expect(short.packetCount == 3)
+    // A discard larger than the frame is ignored; one equal to it drops the frame, which does
+    // not extend the span (nor makes the last frame's end a guess).
+    var long = TimestampScan()
+    long.add(timestamp: 0, duration: 576, discard: 600)
+    long.add(timestamp: 576, duration: 576, skip: 0, discard: 318)
+    long.add(timestamp: 1152, duration: 576, skip: 0, discard: 576)
+    long.finish()
+    #expect(long.durationTicks == 834)  // 576 + 576 - 318
+    // Every sample dropped: the decoder presents nothing, 0 ticks.
+    var none = TimestampScan()
+    none.add(timestamp: 0, duration: 576, skip: 1105)
+    none.add(timestamp: 576, duration: 576, skip: 0, discard: 576)
+    none.finish()
+    #expect(none.durationTicks == 0)
   }
 
   @Test func oggAndMPEGPSEnds() {

@@ -12,9 +12,10 @@ package struct MP3Info: Equatable {
   package var delay: Int64?
   package var padding: Int64?
 
-  /// The samples a gapless decoder presents: every frame's, minus the delay and the padding.
+  /// The samples a gapless decoder presents: every frame's, minus the delay and the padding;
+  /// never below 0 (a LAME tag whose delay and padding exceed the frames' samples).
   package var presentedSamples: Int64 {
-    frames * samplesPerFrame - (delay ?? 0) - (padding ?? 0)
+    Swift.max(0, frames * samplesPerFrame - (delay ?? 0) - (padding ?? 0))
   }
 
   /// Reads the Xing/Info header of the MP3 in `source` (a regular file).

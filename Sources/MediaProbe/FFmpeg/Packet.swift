@@ -23,6 +23,17 @@ package final class Packet {
   package var pts: Int64? { pointer.pointee.pts == mt_nopts_value ? nil : pointer.pointee.pts }
   /// Decoding time in the stream's time base, or nil when the container has none.
   package var dts: Int64? { pointer.pointee.dts == mt_nopts_value ? nil : pointer.pointee.dts }
+  /// The packet's payload (valid until `unref`).
+  package var bytes: UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(start: pointer.pointee.data, count: Int(pointer.pointee.size))
+  }
+  /// The packet carries skip samples side data (`AV_PKT_DATA_SKIP_SAMPLES`), even zeros.
+  package var hasSkipSamples: Bool {
+    var size = 0
+    return av_packet_get_side_data(pointer, AV_PKT_DATA_SKIP_SAMPLES, &size) != nil
+  }
+  /// The packet holds no data (Ogg's end-of-stream packet).
+  package var isEmpty: Bool { pointer.pointee.size == 0 }
   /// Duration in the stream's time base (0 when unknown).
   package var duration: Int64 { pointer.pointee.duration }
   /// The demuxer marks the packet as not presented (outside an MP4 edit list): decoders still

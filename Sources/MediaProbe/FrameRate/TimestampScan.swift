@@ -20,7 +20,7 @@ package struct TimestampScan {
   package private(set) var end: Int64?
 
   private var lastDelta: Int64?
-  /// The latest presented packet's timestamp and duration.
+  /// The latest packet's timestamp and duration, of those whose samples the decoder presents.
   private var latest: (timestamp: Int64, duration: Int64)?
   /// Packets that had only a decoding timestamp.
   private var decodingTimeOnlyCount: Int64 = 0
@@ -30,67 +30,118 @@ package struct TimestampScan {
   private var endIsFinal = false
   /// The longest duration any packet claimed.
   private var longestPacket: Int64 = 0
-  /// Skip samples moved the presentation's start here (ticks).
-  package private(set) var presentFrom: Int64?
+  /// The timestamp of the second timed packet, where a stream whose first packet yields nothing
+  /// starts (Vorbis outside Ogg).
+  package private(set) var secondTimestamp: Int64?
+  /// Timed packets seen, and those of them whose samples the decoder drops entirely.
+  private var timedCount: Int64 = 0
+  private var droppedCount: Int64 = 0
+  /// Samples (in ticks) the decoder still drops from the start of the next frames: libavcodec's
+  /// pending skip.
+  private var pendingSkip: Int64 = 0
+  /// Some packet carried skip samples: the codec's own pre-skip is already accounted for.
+  package private(set) var skipsSamples = false
   package private(set) var minDelta: Int64?
   package private(set) var maxDelta: Int64?
 
   package init() {}
 
-  /// Adds one packet that is not presented (libavformat's `AV_PKT_FLAG_DISCARD`: outside an edit
-  /// list). Its skip samples (`skip`, in ticks) still move where the presentation starts: the
-  /// decoder counts them from this packet on.
-  package mutating func addDiscarded(timestamp: Int64?, skip: Int64) {
-    if skip > 0, let timestamp {
-      presentFrom = Swift.max(presentFrom ?? timestamp + skip, timestamp + skip)
+  /// What the decoder presents of one frame `duration` ticks long, as libavcodec applies skip
+  /// samples side data (decode.c): a packet's `skip` (nil: it has no side data) replaces the
+  /// pending count rather than adding to it; the pending count drops whole frames, then trims
+  /// the front of one; a `discard` is applied only when it fits in what is left of the frame,
+  /// and drops the frame when it equals it. Nil when nothing of the frame is presented; else the
+  /// ticks trimmed from its front and its back.
+  private mutating func presented(duration: Int64, skip: Int64?, discard: Int64)
+    -> (front: Int64, back: Int64)?
+  {
+    takeSkip(skip)
+    guard duration > 0 else {
+      // A frame of unknown length: the skip is taken from its start.
+      defer { pendingSkip = 0 }
+      return (pendingSkip, 0)
     }
+    if pendingSkip >= duration {
+      pendingSkip -= duration
+      return nil
+    }
+    let front = pendingSkip
+    pendingSkip = 0
+    let rest = duration - front
+    if discard == rest { return nil }
+    return (front, discard > 0 && discard < rest ? discard : 0)
+  }
+
+  /// A packet's skip side data replaces the pending skip, whether or not the decoder makes a
+  /// frame of the packet (libavcodec reads it after every decode call).
+  private mutating func takeSkip(_ skip: Int64?) {
+    guard let skip else { return }
+    pendingSkip = Swift.max(skip, 0)
+    skipsSamples = skipsSamples || skip > 0
+  }
+
+  /// Adds one packet that is not presented (libavformat's `AV_PKT_FLAG_DISCARD`: outside an edit
+  /// list). The decoder still decodes it: its skip samples (`skip`, in ticks; nil without side
+  /// data) and its `duration` count against the pending skip.
+  package mutating func addDiscarded(duration: Int64, skip: Int64?) {
+    takeSkip(skip)
+    pendingSkip = Swift.max(0, pendingSkip - Swift.max(duration, 0))
   }
 
   /// Adds one presented packet: its presentation (or else decoding) timestamp and duration, in
-  /// time-base ticks, and what its side data says is not presented at its start (`skip`) and end
-  /// (`discard`), also in ticks. A packet wholly before the skipped start is not counted.
+  /// time-base ticks, and what its skip samples side data says is not presented at its start
+  /// (`skip`, nil without side data) and end (`discard`), also in ticks. A packet whose samples
+  /// the decoder drops still counts as a frame but does not extend the span.
   ///
   /// `decodingTimeOnly`: the packet has no presentation timestamp, `timestamp` is its decoding
-  /// time (MPEG-PS B-frames): it places the frame only roughly.
+  /// time, and the codec reorders frames (MPEG-PS B-frames): it places the frame only roughly.
+  /// Without reordering, a decoding time is the presentation time: pass false.
+  ///
+  /// `presentsNothing`: the decoder outputs nothing from the packet: it holds no data (Ogg's
+  /// end-of-stream packet at the last granule) or is not a whole frame (`PacketCheck`). It
+  /// counts as a frame, as the demuxer presents it, but neither starts nor extends the span, nor
+  /// stands for a last frame whose duration must be guessed.
   package mutating func add(
-    timestamp: Int64?, duration: Int64, skip: Int64 = 0, discard: Int64 = 0,
-    decodingTimeOnly: Bool = false
+    timestamp: Int64?, duration: Int64, skip: Int64? = nil, discard: Int64 = 0,
+    decodingTimeOnly: Bool = false, presentsNothing: Bool = false
   ) {
     packetCount += 1  // every packet the demuxer presents counts, even one wholly skipped
+    if presentsNothing {
+      takeSkip(skip)
+      return
+    }
     if decodingTimeOnly { decodingTimeOnlyCount += 1 }
     if duration != (uniformDuration ?? duration) {
       uniformDuration = -1
     } else {
       uniformDuration = duration
     }
-    guard let timestamp else {
-      untimedCount += 1
-      return
-    }
-    addDiscarded(timestamp: timestamp, skip: skip)
     // A duration above 2^31 is a negative one stored unsigned (Ogg's last packet, when its
     // granule ends before the packet's nominal end).
     let duration =
       duration > Int64(Int32.max) && duration <= Int64(UInt32.max)
       ? duration - Int64(UInt32.max) - 1 : duration
-    var first = timestamp
-    var wholeSkipped = false
-    if let presentFrom, presentFrom > timestamp {
-      wholeSkipped = duration > 0 && timestamp + duration <= presentFrom
-      first = presentFrom
+    let trim = presented(duration: duration, skip: skip, discard: discard)
+    guard let timestamp else {
+      untimedCount += 1
+      return
     }
-    if !wholeSkipped {
+    timedCount += 1
+    if timedCount == 2 { secondTimestamp = timestamp }
+    if trim == nil { droppedCount += 1 }
+    if let trim {
+      let first = timestamp + trim.front
       start = Swift.min(start ?? first, first)
       if duration < 0 {
         // The stream's last granule lies before this packet's start: the stream ends there.
         end = Swift.max(start ?? first, timestamp + duration)
         endIsFinal = true
       } else if duration > 0 {
-        let packetEnd = Swift.max(first, timestamp + duration - discard)
+        let packetEnd = timestamp + duration - trim.back
         end = Swift.max(end ?? packetEnd, packetEnd)
       }
     }
-    if timestamp >= (latest?.timestamp ?? .min) { latest = (timestamp, duration) }
+    if trim != nil, timestamp >= (latest?.timestamp ?? .min) { latest = (timestamp, duration) }
     longestPacket = Swift.max(longestPacket, duration)
     let position = window.firstIndex { $0 > timestamp } ?? window.count
     window.insert(timestamp, at: position)
@@ -108,29 +159,48 @@ package struct TimestampScan {
   }
 
   /// Flushes the reorder window; call once after the last packet.
-  package mutating func finish() {
+  ///
+  /// `headerEnd`: where the stream's own header says it ends, in ticks (its start plus
+  /// `AVStream.duration`, not a bit-rate estimate). A last frame whose duration is guessed (it
+  /// lasts like the one before it) ends there when that lies between its start and the guess:
+  /// APE and ASF packets carry no durations, and an AVI's last frame is not followed by a gap.
+  package mutating func finish(headerEnd: Int64? = nil) {
     for timestamp in window { present(timestamp) }
     window.removeAll()
     if endIsFinal { return }
+    if start == nil, packetCount > 0, untimedCount == packetCount, let uniformDuration,
+      uniformDuration > 0
+    {
+      // No packet has a timestamp (an MPEG-PS whose PES headers carry none), but every one
+      // lasts the same: the frames follow each other from zero, as a decoder numbers them.
+      start = 0
+      end = packetCount * uniformDuration
+      return
+    }
     if decodingTimeOnlyCount > 0, let uniformDuration, uniformDuration > 0, let start {
       // Some frames have no presentation time (MPEG-PS B-frames): their decoding times do not
       // say where they show, but with every frame as long as the others, the span is exact.
       end = start + (packetCount - untimedCount) * uniformDuration
       return
     }
-    if let lastPresented,
-      end == nil || end! < lastPresented
-        || (latest?.duration == 0 && latest?.timestamp == lastPresented)
-    {
+    if let latest, end == nil || end! < latest.timestamp || latest.duration == 0 {
       // The last frame carried no duration (MPEG-PS): it lasts like the one before it.
-      end = Swift.max(end ?? .min, lastPresented + (lastDelta ?? 0))
+      end = Swift.max(end ?? .min, latest.timestamp + (lastDelta ?? 0))
+      endAtMost(headerEnd, after: latest.timestamp)
     } else if let latest, let minDelta, let lastDelta, latest.duration > 0,
       2 * longestPacket < minDelta
     {
       // Every packet's duration is implausible (a Matroska DefaultDuration of 1 ms for frames
       // 33 ms apart): the last frame lasts like the one before it.
       end = latest.timestamp + lastDelta
+      endAtMost(headerEnd, after: latest.timestamp)
     }
+  }
+
+  /// Ends a guessed last frame (starting at `lastStart`) at the header's end when that lies
+  /// inside it.
+  private mutating func endAtMost(_ headerEnd: Int64?, after lastStart: Int64) {
+    if let headerEnd, let end, lastStart < headerEnd, headerEnd < end { self.end = headerEnd }
   }
 
   /// Starts the span no earlier than `limit`: the demuxer's start time (Ogg Vorbis's first
@@ -145,9 +215,19 @@ package struct TimestampScan {
     if let end, let start, end > limit, limit > start { self.end = limit }
   }
 
+  /// The frames the span covers: those with a timestamp, or every one when none had a
+  /// timestamp and the span is their count times their one duration.
+  package var spannedFrames: Int64 {
+    untimedCount == packetCount ? packetCount : packetCount - untimedCount
+  }
+
   /// The exact span from the first presented time to the end of the last packet, in ticks.
+  /// Zero when the decoder drops every sample (an MP3 whose LAME delay and padding cover all its
+  /// frames).
   package var durationTicks: Int64? {
-    guard let start, let end, end > start else { return nil }
+    guard let start, let end, end > start else {
+      return droppedCount > 0 && droppedCount == timedCount ? 0 : nil
+    }
     return end - start
   }
 

@@ -234,7 +234,21 @@ public struct Prober: Sendable {
     var rateFromTimestamps: Rational?
     /// The stream's presentation ends here (an MP4 edit list), in its time-base ticks.
     var editEnd: Int64?
+    /// The decoder outputs nothing for the stream's first packet: it starts at the second.
+    var firstPacketYieldsNothing = false
     var ratesFromTimestamps: Bool { rateFromTimestamps != nil }
+  }
+
+  /// What a scan takes from one presented packet.
+  struct ScannedPacket {
+    var timestamp: Int64?
+    var duration: Int64
+    /// Skip samples side data, in ticks: at the start (nil: none) and at the end.
+    var skip: Int64?
+    var discard: Int64
+    var decodingTimeOnly: Bool
+    var verdict: PacketCheck.Verdict
+    var isCorrupt: Bool
   }
 
   /// Facts an opened decoder (and, for some codecs, the first decoded frame) tells.
@@ -313,9 +327,18 @@ public struct Prober: Sendable {
       }
     }
     var sampleRates: [Int: Int64] = [:]
+    var checks: [Int: PacketCheck] = [:]
+    /// Audio streams whose frames decode alone: each presented packet is held back until the
+    /// next arrives, so that the last one is known.
+    var decodedAlone: Set<Int> = []
+    var held: [Int: (facts: ScannedPacket, packet: Packet?)] = [:]
     if options.scan {
       for stream in streams {
         results[stream.index, default: Measurement()].scan = TimestampScan()
+        checks[stream.index] = PacketCheck(input.view(stream.index))
+        if stream.type == .audio, Self.framesDecodeAlone(stream.codec.name) {
+          decodedAlone.insert(stream.index)
+        }
         if let rate = stream.audio?.sampleRate { sampleRates[stream.index] = Int64(rate) }
         if let end = Self.editEnd(of: input.stream(stream.index), layout: layout) {
           results[stream.index]?.editEnd = end
@@ -332,6 +355,28 @@ public struct Prober: Sendable {
         return false
       }
       if !more || packet == nil { firstFrames[index] = nil }
+    }
+
+    /// Adds a presented packet to its stream's scan. The last packet of a stream whose frames
+    /// decode alone, and one the demuxer flagged corrupt, are decoded alone first: one the
+    /// decoder outputs nothing from (a last AC-3 frame followed by stray chunk bytes) counts as
+    /// a frame but is not presented.
+    func addScanned(_ index: Int, _ facts: ScannedPacket, packet: Packet?, isLast: Bool) {
+      var verdict = facts.verdict
+      if verdict == .frame, decodedAlone.contains(index), facts.isCorrupt || isLast,
+        let packet, !Self.decodesAnything(packet, of: input.view(index))
+      {
+        verdict = .undecodable
+      }
+      results[index]?.scan?.add(
+        timestamp: facts.timestamp, duration: facts.duration, skip: facts.skip,
+        discard: facts.discard, decodingTimeOnly: facts.decodingTimeOnly,
+        presentsNothing: verdict == .undecodable)
+    }
+    /// Adds the packet held back for a stream, if any.
+    func release(_ index: Int, isLast: Bool) {
+      guard let (facts, packet) = held.removeValue(forKey: index) else { return }
+      addScanned(index, facts, packet: packet, isLast: isLast)
     }
 
     // Without a scan or a verification, give up on first frames after this many packets.
@@ -359,17 +404,35 @@ public struct Prober: Sendable {
       defer { packet.unref() }
       let index = packet.streamIndex
       verification?.decode(packet, stream: index)
-      if results[index]?.scan != nil {
-        let (skip, discard) = Self.skipTicks(
+      if let scan = results[index]?.scan {
+        if scan.packetCount == 0, !packet.isDiscarded,
+          Self.yieldsNothing(firstPacket: packet, of: input.view(index))
+        {
+          results[index]?.firstPacketYieldsNothing = true
+        }
+        let skipped = Self.skipTicks(
           packet, sampleRate: sampleRates[index], timeBase: input.stream(index).pointee.time_base)
+        let verdict =
+          packet.isEmpty ? .undecodable : checks[index]?.verdict(packet.bytes) ?? .frame
         if packet.isDiscarded {
-          results[index]?.scan?.addDiscarded(timestamp: packet.pts ?? packet.dts, skip: skip)
-        } else {
+          release(index, isLast: false)
+          results[index]?.scan?.addDiscarded(duration: packet.duration, skip: skipped?.skip)
+        } else if verdict != .noFrame {
           // Ogg packets end at their granule: their durations are already trimmed, and the
           // discard padding only tells the decoder what to drop.
-          results[index]?.scan?.add(
-            timestamp: packet.pts ?? packet.dts, duration: packet.duration, skip: skip,
-            discard: input.formatName == "ogg" ? 0 : discard, decodingTimeOnly: packet.pts == nil)
+          let facts = ScannedPacket(
+            timestamp: packet.pts ?? packet.dts, duration: packet.duration, skip: skipped?.skip,
+            discard: input.formatName == "ogg" ? 0 : skipped?.discard ?? 0,
+            decodingTimeOnly: packet.pts == nil && input.view(index).videoDelay > 0,
+            verdict: verdict, isCorrupt: packet.isCorrupt)
+          if decodedAlone.contains(index) {
+            let copy = held[index]?.packet ?? Packet()
+            release(index, isLast: false)
+            copy.unref()
+            held[index] = (facts, av_packet_ref(copy.pointer, packet.pointer) >= 0 ? copy : nil)
+          } else {
+            addScanned(index, facts, packet: packet, isLast: false)
+          }
         }
       }
       if let timestamps = timing[index], !packet.isDiscarded,
@@ -395,6 +458,7 @@ public struct Prober: Sendable {
         }
       }
     }
+    for index in Array(held.keys) { release(index, isLast: true) }
     for index in Array(firstFrames.keys) { decodeFirstFrame(index, nil) }  // frames in flight
     verification?.drain()
     for (index, timestamps) in timing {  // a stream shorter than the window
@@ -402,11 +466,21 @@ public struct Prober: Sendable {
         timestamps: timestamps, timeBase: input.stream(index).pointee.time_base)
     }
     for index in Array(results.keys) {
-      results[index]?.scan?.finish()
-      if let end = results[index]?.editEnd { results[index]?.scan?.clampEnd(to: end) }
       let stream = input.view(index)
-      if let start = stream.startTime { results[index]?.scan?.clampStart(to: start) }
-      if let scan = results[index]?.scan, scan.presentFrom == nil, let first = scan.start,
+      results[index]?.scan?.finish(headerEnd: Self.headerEnd(of: stream))
+      if let end = results[index]?.editEnd { results[index]?.scan?.clampEnd(to: end) }
+      // Audio starts no earlier than libavformat's `start_time` (Ogg Vorbis's first packet, at
+      // -128, yields no samples). Video does not: its `start_time` can lie after frames a decoder
+      // outputs (an MPEG-TS B-frame sent after its I-frame, Matroska packets without a dts).
+      if stream.isAudio, let start = stream.startTime {
+        results[index]?.scan?.clampStart(to: start)
+      }
+      if results[index]?.firstPacketYieldsNothing == true,
+        let second = results[index]?.scan?.secondTimestamp
+      {
+        results[index]?.scan?.clampStart(to: second)
+      }
+      if let scan = results[index]?.scan, !scan.skipsSamples, let first = scan.start,
         stream.isAudio, stream.initialPadding > 0, let rate = sampleRates[index], rate > 0
       {
         // The codec's own pre-skip (Opus in Matroska), when no packet carried skip samples.
@@ -418,16 +492,85 @@ public struct Prober: Sendable {
     return results
   }
 
+  /// Whether the decoder outputs no samples for a stream's first packet, which the packet's
+  /// timestamps do not say:
+  /// - Vorbis outside Ogg: the first packet only primes the overlap of the next (in Ogg the
+  ///   granules already leave it out).
+  /// - AAC from libfaac: its first frame holds a fill element "libfaac <major>.<minor>", from
+  ///   which FFmpeg's decoder skips 1024 samples, one frame (`decode_fill`), unless the packet
+  ///   carries skip samples side data: libavcodec reads that after decoding and it replaces the
+  ///   count.
+  static func yieldsNothing(firstPacket packet: Packet, of stream: StreamView) -> Bool {
+    switch stream.codecName {
+    case "vorbis": return stream.input.formatName != "ogg"
+    case "aac": return !packet.hasSkipSamples && Self.namesLibfaac(packet.bytes)
+    default: return false
+    }
+  }
+
+  /// The payload holds "libfaac " and a version, "<digits>.<digits>" (libfaac's fill element
+  /// starts on a byte boundary when it is the frame's first element).
+  static func namesLibfaac(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    let name = Array("libfaac ".utf8)
+    let isDigit = { (byte: UInt8) in (0x30...0x39).contains(byte) }
+    guard bytes.count >= name.count + 3 else { return false }
+    for at in 0...(bytes.count - name.count - 3) where bytes[at] == name[0] {
+      guard name.indices.allSatisfy({ bytes[at + $0] == name[$0] }) else { continue }
+      var next = at + name.count
+      guard isDigit(bytes[next]) else { continue }
+      while next < bytes.count, isDigit(bytes[next]) { next += 1 }
+      if next + 1 < bytes.count, bytes[next] == UInt8(ascii: "."), isDigit(bytes[next + 1]) {
+        return true
+      }
+    }
+    return false
+  }
+
+  /// Codecs whose every frame decodes on its own, with no state from the frames before: a fresh
+  /// decoder makes of a packet what the running one would. An explicit list: FFmpeg marks every
+  /// audio codec intra-only, even MP3 and Vorbis, whose frames overlap.
+  static func framesDecodeAlone(_ codec: String) -> Bool {
+    ["flac", "ac3", "eac3"].contains(codec) || codec.hasPrefix("pcm_")
+  }
+
+  /// Whether FFmpeg's decoder outputs anything from one packet, decoded alone. Used for a
+  /// stream's last packet and for packets the demuxer flagged corrupt (`AV_PKT_FLAG_CORRUPT`),
+  /// which a decoder may reject (AC-3 followed by stray bytes: invalid data) or partly decode
+  /// (PCM): only a rejected one is left out of the span. One decode per stream, a few more in a
+  /// damaged file.
+  static func decodesAnything(_ packet: Packet, of stream: StreamView) -> Bool {
+    guard let decoder = try? stream.openDecoder() else { return true }
+    let frame = Frame()
+    var decoded = false
+    for input in [packet, nil] {
+      decoder.decode(input, into: frame, failure: { _ in }) { _ in
+        decoded = true
+        return false
+      }
+    }
+    return decoded
+  }
+
+  /// Where a stream ends by its own header (APE's sample count, ASF's play duration, AVI's
+  /// `dwLength`), in its time-base ticks: its start plus `AVStream.duration`. Nil when
+  /// libavformat estimated the durations from the bit rate.
+  static func headerEnd(of stream: StreamView) -> Int64? {
+    guard stream.input.pointer.pointee.duration_estimation_method != AVFMT_DURATION_FROM_BITRATE,
+      let duration = stream.duration
+    else { return nil }
+    return (stream.startTime ?? 0) + duration
+  }
+
   /// A packet's skip samples (`AV_PKT_DATA_SKIP_SAMPLES`: samples not presented at its start,
-  /// and at its end), in its stream's time-base ticks.
+  /// and at its end), in its stream's time-base ticks; nil when the packet has none.
   static func skipTicks(_ packet: Packet, sampleRate: Int64?, timeBase: AVRational)
-    -> (skip: Int64, discard: Int64)
+    -> (skip: Int64, discard: Int64)?
   {
-    guard let sampleRate, sampleRate > 0 else { return (0, 0) }
+    guard let sampleRate, sampleRate > 0 else { return nil }
     var size = 0
     guard let data = av_packet_get_side_data(packet.pointer, AV_PKT_DATA_SKIP_SAMPLES, &size),
       size >= 8
-    else { return (0, 0) }
+    else { return nil }
     let raw = UnsafeRawPointer(data)
     let skip = Int64(UInt32(littleEndian: raw.loadUnaligned(as: UInt32.self)))
     let discard = Int64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
@@ -605,7 +748,7 @@ extension MediaStream {
     -> Rational?
   {
     guard let ticks = scan.durationTicks, ticks > 0 else { return nil }
-    let frames = scan.packetCount - scan.untimedCount
+    let frames = scan.spannedFrames
     let measured = Rational(frames * timeBase.den, ticks * timeBase.num)
     guard scan.mode == .cfr, let minDelta = scan.minDelta, let maxDelta = scan.maxDelta else {
       return measured

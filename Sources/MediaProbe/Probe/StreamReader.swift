@@ -92,7 +92,11 @@ struct StreamReader {
         return nil
       }
     }
-    if let mp3, mp3.delay != nil, st.codecpar.pointee.codec_id == AV_CODEC_ID_MP3 {
+    // The gapless length, unless the LAME tag leaves nothing (its delay and padding exceed the
+    // frames' samples): then the header's is no better than the stream's.
+    if let mp3, mp3.delay != nil, mp3.presentedSamples > 0,
+      st.codecpar.pointee.codec_id == AV_CODEC_ID_MP3
+    {
       return MediaDuration(
         value: mp3.presentedSamples, timescale: mp3.sampleRate, source: .header)
     }
