@@ -137,15 +137,17 @@ struct MediaProbeCommand: ParsableCommand {
 
   func run() throws {
     ignoreBrokenPipe()
-    tuneMemoryAllocator()
-    diagnostics.ffmpegLogLevel.apply()
-    let inputs = try input.inputs(arguments: paths, recursive: recursive)
     let scope: VerifyScope? =
       switch verification {
       case .verify: .all
       case .verifyFast: .keyframes
       case nil: hash == nil ? nil : .all
       }
+    let inputs = try input.inputs(arguments: paths, recursive: recursive)
+    // Decoded pictures freed by one file are reused by the next only from the heap.
+    let decodesManyFiles = scope != nil && !inputs.isSingleArgument
+    tuneMemoryAllocator(heapBlocksUpTo: decodesManyFiles ? 32 << 20 : 1 << 20)
+    diagnostics.ffmpegLogLevel.apply()
     if scope != nil { DecodeLogRegistry.install() }  // before any decoder thread starts
     // Decoder threads share the cores with the files probed at once.
     let workers = workerCount(items: inputs.knownCount, jobs: parallel.jobs)

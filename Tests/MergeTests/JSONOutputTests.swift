@@ -44,11 +44,14 @@ import Testing
   }
 
   static func fixtures() throws -> [String] {
-    try ["Tests/Fixtures", "Tests/CompatFixtures", "Tests/Regressions", "Tests/MergeFixtures"]
-      .flatMap { folder in
-        try FileManager.default.contentsOfDirectory(atPath: root + "/" + folder).sorted()
-          .map { root + "/" + folder + "/" + $0 }
-      }
+    try [
+      "Tests/Fixtures", "Tests/CompatFixtures", "Tests/Regressions", "Tests/MergeFixtures",
+      "Tests/TruthFixtures", "Tests/DamagedFixtures",
+    ]
+    .flatMap { folder in
+      try FileManager.default.contentsOfDirectory(atPath: root + "/" + folder).sorted()
+        .map { root + "/" + folder + "/" + $0 }
+    }
   }
 
   /// Every fixture probed plain, with --scan, and verified with its hash (failures included),
