@@ -247,4 +247,25 @@ import Testing
     #expect(value(try missing.json(), "error", "code") as? String == "not_found")
     #expect(value(try missing.json(), "input") as? String == "nope.mp3")
   }
+
+  /// A looping input must rewind: standard input from a pipe cannot, and says so; the existing
+  /// output stays as it was. Without --loop the same pipe mixes.
+  @Test func aLoopedPipeIsRefused() throws {
+    let directory = try TemporaryDirectory()
+    let output = directory.path("out.wav")
+    let before = Data("keep me".utf8)
+    try before.write(to: URL(fileURLWithPath: output))
+    let a = "\(fixturesDirectory)/tone.wav"
+    let song = try Data(contentsOf: URL(fileURLWithPath: "\(fixturesDirectory)/tone.ogg"))
+    let looped = try run(
+      "media2wav", ["mix", "--json", "--length", "3", "--force", "-o", output, a, "-", "--loop"],
+      stdin: song)
+    #expect(looped.status == 1, "\(looped.stderr)")
+    #expect(value(try looped.json(), "error", "code") as? String == "invalid_option")
+    #expect(value(try looped.json(), "input") as? String == "-")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == before)
+    let once = try run("media2wav", ["mix", "--force", "-o", output, a, "-"], stdin: song)
+    #expect(once.status == 0, "\(once.stderr)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: output)) != before)
+  }
 }
