@@ -39,7 +39,8 @@ seed, count, limit, jobs = (int(v) for v in sys.argv[1:5])
 bin_dir, work, keep = sys.argv[5:8]
 random.seed(seed)
 sources = []
-for folder in ("Tests/Fixtures", "Tests/Regressions"):
+# TruthFixtures: the files --scan's packet rules were made for (cut FLAC, AC-3 without sync, ...).
+for folder in ("Tests/Fixtures", "Tests/Regressions", "Tests/TruthFixtures"):
     for name in sorted(os.listdir(folder)):
         path = os.path.join(folder, name)
         if os.path.isfile(path) and os.path.getsize(path) > 0:
