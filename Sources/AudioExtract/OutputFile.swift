@@ -1,3 +1,4 @@
+import MediaProbe
 import Synchronization
 
 #if canImport(Glibc)
@@ -18,7 +19,7 @@ public enum OutputDestination: Sendable, Equatable {
   /// The path to report (`-` for standard output).
   public var display: String {
     switch self {
-    case .file(let path, _): path
+    case .file(let path, _): FileName.display(path)
     case .standardOutput: "-"
     }
   }
@@ -87,7 +88,9 @@ public final class OutputFile {
     let unnamedAllowed =
       forChild ? access("/proc/self/fd", X_OK) == 0 : Self.canNameUnnamedFiles
     if getenv(Self.noUnnamedFilesVariable) == nil && unnamedAllowed {
-      let opened = open(directory.isEmpty ? "." : directory, O_TMPFILE | O_RDWR | O_CLOEXEC, 0o666)
+      let opened = FileName.withCString(directory.isEmpty ? "." : directory) {
+        open($0, O_TMPFILE | O_RDWR | O_CLOEXEC, 0o666)
+      }
       if opened >= 0 {
         fd = opened
         kind = .unnamed(path: path, directory: directory, overwrite: overwrite)
@@ -97,13 +100,14 @@ public final class OutputFile {
       // which creating the named file reports in the usual words.
     }
     let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-    var template = Array((directory + "." + name + ".XXXXXX.part").utf8CString)
+    var template =
+      FileName.bytes(directory + "." + name + ".XXXXXX.part").map { CChar(bitPattern: $0) } + [0]
     let opened = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 5) }
     guard opened >= 0 else { throw .output(OutputError(code: errno, action: "creating \(path)")) }
     fd = opened
     _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-    let temporary = String(
-      decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    let temporary = FileName.string(
+      fromBytes: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) })
     kind = .named(temporary: temporary, path: path, directory: directory, overwrite: overwrite)
     TemporaryFiles.register(temporary)
     fchmod(fd, 0o666 & ~processUmask)
@@ -141,10 +145,10 @@ public final class OutputFile {
     throws(ExtractError) -> Target
   {
     var info = stat()
-    guard lstat(path, &info) == 0 else { return .file }
+    guard FileName.withCString(path, { lstat($0, &info) }) == 0 else { return .file }
     let type = info.st_mode & S_IFMT
     var target = info
-    if type == S_IFLNK && stat(path, &target) != 0 { target = info }
+    if type == S_IFLNK && FileName.withCString(path, { stat($0, &target) }) != 0 { target = info }
     let targetType = target.st_mode & S_IFMT
     switch targetType {
     case S_IFDIR: throw .outputIsDirectory(path)
@@ -173,7 +177,7 @@ public final class OutputFile {
 
   /// Opens a character device or named pipe for writing, as it is (no truncation, no rename).
   private static func openStream(_ path: String) throws(ExtractError) -> Int32 {
-    let fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+    let fd = FileName.withCString(path) { open($0, O_WRONLY | O_NOCTTY | O_CLOEXEC) }
     guard fd >= 0 else { throw .output(OutputError(code: errno, action: "opening \(path)")) }
     var info = stat()
     let type = fstat(fd, &info) == 0 ? info.st_mode & S_IFMT : 0
@@ -230,7 +234,7 @@ public final class OutputFile {
       finished = true
       if close(fd) != 0 {
         let error = errno
-        unlink(path)
+        FileName.withCString(path) { _ = unlink($0) }
         throw .output(OutputError(code: error, action: "closing \(path)"))
       }
       try syncDirectory(directory, of: path)
@@ -265,7 +269,9 @@ public final class OutputFile {
   /// Makes the new name durable: `fsync` on the directory that holds it.
   private func syncDirectory(_ directory: String, of path: String) throws(ExtractError) {
     guard sync else { return }
-    let descriptor = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    let descriptor = FileName.withCString(directory.isEmpty ? "." : directory) {
+      open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    }
     guard descriptor >= 0 else {
       throw .output(OutputError(code: errno, action: "syncing the directory of \(path)"))
     }
@@ -279,11 +285,14 @@ public final class OutputFile {
   /// Renames `temporary` over `path` if `path` is (still) absent or a regular file.
   private func replace(_ path: String, with temporary: String) throws(ExtractError) {
     var info = stat()
-    if lstat(path, &info) == 0 && info.st_mode & S_IFMT != S_IFREG {
+    if FileName.withCString(path, { lstat($0, &info) }) == 0 && info.st_mode & S_IFMT != S_IFREG {
       removeTemporary(temporary)
       throw .outputNotReplaceable(path: path, kind: Self.kindName(info.st_mode & S_IFMT))
     }
-    guard rename(temporary, path) == 0 else {
+    let renamed = FileName.withCString(temporary) { from in
+      FileName.withCString(path) { to in rename(from, to) }
+    }
+    guard renamed == 0 else {
       let error = errno
       removeTemporary(temporary)
       throw .output(OutputError(code: error, action: "renaming to \(path)"))
@@ -316,17 +325,22 @@ public final class OutputFile {
   ///
   /// - Returns: nil on success, else the `errno`.
   private func link(_ fd: Int32, to path: String) -> Int32? {
-    if linkat(fd, "", AT_FDCWD, path, AT_EMPTY_PATH) == 0 { return nil }
+    if FileName.withCString(path, { linkat(fd, "", AT_FDCWD, $0, AT_EMPTY_PATH) }) == 0 {
+      return nil
+    }
     let first = errno
     guard first == ENOENT || first == EPERM || first == EACCES else { return first }
-    if linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 {
+    let linked = FileName.withCString(path) {
+      linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, $0, AT_SYMLINK_FOLLOW)
+    }
+    if linked == 0 {
       return nil
     }
     return errno
   }
 
   private func removeTemporary(_ temporary: String) {
-    unlink(temporary)
+    FileName.withCString(temporary) { _ = unlink($0) }
     TemporaryFiles.unregister(temporary)
   }
 
@@ -354,7 +368,7 @@ public enum TemporaryFiles {
   /// Removes every temporary file still being written (call when interrupted).
   public static func removeAll() {
     paths.withLock { paths in
-      for path in paths { unlink(path) }
+      for path in paths { FileName.withCString(path) { _ = unlink($0) } }
       paths.removeAll()
     }
   }

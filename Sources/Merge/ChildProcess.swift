@@ -1,4 +1,5 @@
 import AudioExtract
+import MediaProbe
 import Synchronization
 
 #if canImport(Glibc)
@@ -108,7 +109,8 @@ struct ChildProcess {
     posix_spawnattr_setflags(
       &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
-    let argv = arguments.map { strdup($0) } + [nil]
+    // File names that are not UTF-8 go to ffmpeg as their own bytes (see `FileName`).
+    let argv = arguments.map { FileName.withCString($0) { strdup($0) } } + [nil]
     defer { for pointer in argv { free(pointer) } }
     let child = try RunningMerge.start { () throws(MergeError) -> pid_t in
       var pid: pid_t = 0
@@ -125,7 +127,7 @@ struct ChildProcess {
     close(errPipe[1])
     if input != nil { close(inPipe[0]) }
 
-    var pending = Array((input ?? "").utf8)[...]
+    var pending = FileName.bytes(input ?? "")[...]
     var writeEnd: Int32 = input == nil ? -1 : inPipe[1]
     if writeEnd >= 0 { _ = fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK) }
     if writeEnd >= 0 && pending.isEmpty {

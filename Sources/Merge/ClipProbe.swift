@@ -66,7 +66,7 @@ public struct ClipProber: Sendable {
   ///   ...).
   public func probe(_ path: String) throws(MergeError) -> ProbedClip {
     var status = stat()
-    if stat(path, &status) == 0 {
+    if FileName.withCString(path, { stat($0, &status) }) == 0 {
       switch status.st_mode & S_IFMT {
       case S_IFREG: break
       case S_IFIFO:
@@ -102,8 +102,9 @@ public struct ClipProber: Sendable {
 
   /// `path` made absolute (symbolic links resolved), or as given when that fails.
   static func absolute(_ path: String) -> String {
-    guard let resolved = realpath(path, nil) else { return path }
+    guard let resolved = FileName.withCString(path, { realpath($0, nil) }) else { return path }
     defer { free(resolved) }
-    return String(cString: resolved)
+    return FileName.string(
+      fromBytes: UnsafeRawBufferPointer(start: resolved, count: strlen(resolved)))
   }
 }

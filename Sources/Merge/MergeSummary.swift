@@ -9,7 +9,7 @@ public enum MergeSummary {
     var lines: [String] = []
     let rate = render.frameRate.map { " at \(rateText($0)) fps" } ?? ""
     lines.append(
-      "\(plan.clips.count) clip\(plan.clips.count == 1 ? "" : "s") -> \(plan.output): "
+      "\(plan.clips.count) clip\(plan.clips.count == 1 ? "" : "s") -> \(FileName.display(plan.output)): "
         + "\(plan.duration) s, \(render.width)x\(render.height)\(rate) "
         + "(\(render.sizeRule))")
     var rows: [[String]] = []
@@ -31,7 +31,8 @@ public enum MergeSummary {
         pads.append("silence \(clip.padding.audio) s")
       }
       rows.append([
-        "  \(clip.index + 1)", clip.path, "\(clip.start) +\(clip.duration) s", picture, sound,
+        "  \(clip.index + 1)", FileName.display(clip.path), "\(clip.start) +\(clip.duration) s",
+        picture, sound,
         pads.joined(separator: ", "),
       ])
     }
@@ -59,7 +60,7 @@ public enum MergeSummary {
   public static func result(_ plan: MergePlan, _ result: MergeResult) -> String {
     let info = result.output
     let duration = info.duration.map { formatSeconds($0.seconds, decimals: 3) } ?? "?"
-    return "wrote \(plan.output): \(duration) s (planned \(plan.duration)), "
+    return "wrote \(FileName.display(plan.output)): \(duration) s (planned \(plan.duration)), "
       + "\(plan.expected.width)x\(plan.expected.height) \(plan.expected.orientation), "
       + "\(plan.method == .copy ? "copied" : "encoded") in "
       + "\(formatSeconds(result.ffmpegSeconds, decimals: 2)) s; checked in "

@@ -207,7 +207,13 @@ extension ParsableCommand {
   public static func mainAsTool(
     _ given: [String]? = nil, rewriting spellings: [String: String] = [:]
   ) {
-    let arguments = (given ?? Array(CommandLine.arguments.dropFirst())).map { spellings[$0] ?? $0 }
+    // From the raw argv: a file name that is not UTF-8 keeps its bytes (see `FileName`).
+    let raw = (1..<Int(CommandLine.argc)).map { index in
+      FileName.string(
+        fromBytes: UnsafeRawBufferPointer(
+          start: CommandLine.unsafeArgv[index], count: strlen(CommandLine.unsafeArgv[index]!)))
+    }
+    let arguments = (given ?? raw).map { spellings[$0] ?? $0 }
     for argument in arguments.prefix(while: { $0 != "--" })
     where argument.hasPrefix("-") && !argument.hasPrefix("--") && argument.count > 2
       && argument.dropFirst().contains("h")

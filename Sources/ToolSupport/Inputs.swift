@@ -1,3 +1,4 @@
+import MediaProbe
 import Synchronization
 
 #if canImport(Glibc)
@@ -13,8 +14,12 @@ public enum InputPath: Sendable, Equatable {
   /// A path, as given or as found under a directory.
   case path(String)
 
-  /// The path to report: `-` for standard input.
-  public var display: String {
+  /// The path to report: `-` for standard input; bytes of a file name that are not UTF-8
+  /// shown as U+FFFD.
+  public var display: String { FileName.display(name) }
+
+  /// The path as kept, standing for the file name's bytes (`FileName`): `-` for standard input.
+  public var name: String {
     switch self {
     case .standardInput: "-"
     case .path(let path): path
@@ -44,20 +49,20 @@ public func expandInputs(_ arguments: [String], recursive: Bool) -> [InputPath] 
 
 private func isDirectory(_ path: String) -> Bool {
   var info = stat()
-  return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+  return FileName.withCString(path, { stat($0, &info) }) == 0 && info.st_mode & S_IFMT == S_IFDIR
 }
 
 private func collectFiles(below directory: String, into files: inout [String]) {
-  guard let handle = opendir(directory) else { return }
+  guard let handle = FileName.withCString(directory, { opendir($0) }) else { return }
   defer { closedir(handle) }
   while let entry = readdir(handle) {
     let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-      String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+      FileName.string(fromBytes: raw.prefix { $0 != 0 })
     }
     if name.hasPrefix(".") { continue }
     let path = directory + "/" + name
     var info = stat()
-    guard lstat(path, &info) == 0 else { continue }
+    guard FileName.withCString(path, { lstat($0, &info) }) == 0 else { continue }
     switch info.st_mode & S_IFMT {
     case S_IFREG: files.append(path)
     case S_IFDIR: collectFiles(below: path, into: &files)
@@ -93,7 +98,7 @@ public final class InputList: Sendable {
     let expanded = expandInputs(arguments, recursive: recursive)
     isSingleArgument =
       filesFrom == nil && arguments.count == 1 && expanded.count == 1
-      && expanded[0].display == arguments[0]
+      && expanded[0].name == arguments[0]
     knownCount = filesFrom == nil ? expanded.count : nil
     var reader: ListReader?
     if let filesFrom {
@@ -143,9 +148,9 @@ private final class ListReader {
       fd = STDIN_FILENO
       owns = false
     } else {
-      fd = open(path, O_RDONLY | O_CLOEXEC)
+      fd = FileName.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
       guard fd >= 0 else {
-        throw ListError(path: path, reason: String(cString: strerror(errno)))
+        throw ListError(path: FileName.display(path), reason: String(cString: strerror(errno)))
       }
       owns = true
     }
@@ -183,6 +188,6 @@ private final class ListReader {
   private func entry(_ bytes: ArraySlice<UInt8>) -> String {
     var bytes = bytes
     if separator == 0x0A, bytes.last == 0x0D { bytes = bytes.dropLast() }
-    return String(decoding: bytes, as: UTF8.self)
+    return FileName.string(fromBytes: bytes)
   }
 }

@@ -289,7 +289,7 @@ struct Media2WavCommand: ParsableCommand {
       if command.analysis.analyzeOnly {
         return command.analyzeOnly(path, sources: sources, extractor: extractor, bar: bar)
       }
-      guard let target = command.outputPath(for: input) else {
+      guard let target = command.outputPath(for: path.name) else {
         return .failure(
           input: input,
           error: .invalidOption(

@@ -217,3 +217,36 @@ import Testing
     #expect(json == #"{"error":{"code":"not_found","message":"no such file"},"path":"x.mp4"}"#)
   }
 }
+
+/// `FileName`: any bytes (a file name need not be UTF-8) survive the trip through a `String`.
+@Suite struct FileNameTests {
+  @Test func everyByteSequenceComesBack() {
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15  // a fixed sequence (splitmix64): the same every run
+    func next() -> UInt8 {
+      state &+= 0x9E37_79B9_7F4A_7C15
+      var z = state
+      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+      return UInt8(truncatingIfNeeded: z ^ (z >> 31))
+    }
+    for length in 0..<2_000 {
+      let bytes = (0..<(length % 40)).map { _ in next() }
+      let name = FileName.string(fromBytes: bytes)
+      #expect(FileName.bytes(name) == bytes, "\(bytes)")
+      #expect(FileName.display(name) == String(decoding: bytes, as: UTF8.self))
+      let viaC = FileName.withCString(name) {
+        Array(UnsafeBufferPointer(start: $0, count: strlen($0)))
+      }
+      #expect(viaC.map { UInt8(bitPattern: $0) } == bytes.prefix { $0 != 0 }, "\(bytes)")
+    }
+  }
+
+  @Test func utf8NamesAreLeftAsTheyAre() {
+    for name in ["plain.mp4", "café.m4a", "日本語/映像.mkv", "emoji 😀.wav", ""] {
+      #expect(FileName.string(fromBytes: Array(name.utf8)) == name)
+      #expect(FileName.bytes(name) == Array(name.utf8))
+      #expect(FileName.display(name) == name)
+    }
+    #expect(FileName.string(fromBytes: [0x63, 0x61, 0x66, 0xE9]).unicodeScalars.count == 4)
+  }
+}

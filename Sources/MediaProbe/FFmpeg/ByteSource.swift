@@ -68,9 +68,13 @@ package final class ByteSource {
   /// - Throws: `OpenError`.
   package init(path: String, timeout: Double?, maxBytes: Int64?) throws(OpenError) {
     var info = stat()
-    guard stat(path, &info) == 0 else { throw Self.openError(errno) }
+    guard FileName.withCString(path, { stat($0, &info) }) == 0 else {
+      throw Self.openError(errno)
+    }
     try Self.checkKind(info.st_mode)
-    let opened = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+    let opened = FileName.withCString(path) {
+      open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+    }
     guard opened >= 0 else { throw Self.openError(errno) }
     guard fstat(opened, &info) == 0 else {
       let error = Self.openError(errno)
