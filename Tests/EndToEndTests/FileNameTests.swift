@@ -51,7 +51,7 @@ import Testing
   }
 
   /// media2wav writes `caf\xE9.wav` beside the input, the same bytes as from a plainly named
-  /// copy; `--output-dir` keeps the name too.
+  /// copy; `--output-dir` keeps the name too; mediamerge reads and writes such names.
   @Test func extractedUnderTheSameBytes() throws {
     let result = try Self.bash(
       """
@@ -62,7 +62,14 @@ import Testing
       "$BIN/media2wav" -q --output-dir "$DIR/out" "$CAF.m4a" || exit 5
       cmp "$DIR/out/$(printf 'caf\\xe9').wav" "$DIR/plain.wav" || exit 6
       "$BIN/mediacompat" --platform chrome --json "$CLIP" | grep -q '"path"' || exit 7
+      LA="$DIR/$(printf 'l\\xe0').mp4"; OUT="$DIR/$(printf 'out\\xe9').mp4"
+      cp "$FIX/../MergeFixtures/landscape.mp4" "$LA"
+      "$BIN/mediamerge" -q -o "$OUT" "$LA" "$LA" || exit 8
+      ffprobe -v error -show_entries format=duration -of csv=p=0 "$OUT" >&2
       """)
     #expect(result.status == 0, "\(result.stderr)")
+    // Two 1-second clips (Tests/MergeFixtures, made so), merged under a non-UTF-8 name.
+    let merged = Double(result.stderr.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    #expect(abs(merged - 2) < 0.05, "\(result.stderr)")
   }
 }
