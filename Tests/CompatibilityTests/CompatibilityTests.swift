@@ -18,6 +18,12 @@ import Testing
     #expect(PlatformDatabase.all.allSatisfy { $0.schemaVersion == 1 })
   }
 
+  /// The names read without decoding the rules are those of the decoded platforms, in order.
+  @Test func namesAreThoseOfTheDecodedPlatforms() {
+    let all = PlatformDatabase.all
+    #expect(PlatformDatabase.names == all.map(\.id) + Set(all.flatMap(\.aliases)).sorted())
+  }
+
   @Test func everyRuleCitesAKnownSource() {
     for platform in PlatformDatabase.all {
       var cited = platform.directPlay.map(\.source)
