@@ -207,13 +207,7 @@ extension ParsableCommand {
   public static func mainAsTool(
     _ given: [String]? = nil, rewriting spellings: [String: String] = [:]
   ) {
-    // From the raw argv: a file name that is not UTF-8 keeps its bytes (see `FileName`).
-    let raw = (1..<Int(CommandLine.argc)).map { index in
-      FileName.string(
-        fromBytes: UnsafeRawBufferPointer(
-          start: CommandLine.unsafeArgv[index], count: strlen(CommandLine.unsafeArgv[index]!)))
-    }
-    let arguments = (given ?? raw).map { spellings[$0] ?? $0 }
+    let arguments = (given ?? commandLineArguments).map { spellings[$0] ?? $0 }
     for argument in arguments.prefix(while: { $0 != "--" })
     where argument.hasPrefix("-") && !argument.hasPrefix("--") && argument.count > 2
       && argument.dropFirst().contains("h")
@@ -223,5 +217,15 @@ extension ParsableCommand {
           "unknown option '\(argument)' (put file names that start with '-' after '--')"))
     }
     main(arguments)
+  }
+}
+
+/// The process's arguments without its name, read from the raw argv so that a file name that is
+/// not UTF-8 keeps its bytes (see `FileName`); `CommandLine.arguments` replaces them with U+FFFD.
+public var commandLineArguments: [String] {
+  (1..<Int(CommandLine.argc)).map { index in
+    let argument = CommandLine.unsafeArgv[index]!
+    return FileName.string(
+      fromBytes: UnsafeRawBufferPointer(start: argument, count: strlen(argument)))
   }
 }

@@ -161,7 +161,7 @@ struct Media2WavCommand: ParsableCommand {
   /// (both have `-o`, and a mix's per-input options are not the extraction's). A file named
   /// `mix` or `help` is converted as `./mix` or `./help`.
   static func main() {
-    let arguments = Array(CommandLine.arguments.dropFirst())
+    let arguments = commandLineArguments
     if arguments.first == "mix" {
       MixCommand.mainAsTool(Array(arguments.dropFirst()))
     } else if arguments == ["help", "mix"] {

@@ -3,6 +3,12 @@ import AudioExtract
 import MediaProbe
 import ToolSupport
 
+#if canImport(Glibc)
+  import Glibc
+#else
+  import Darwin
+#endif
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -109,11 +115,29 @@ struct MixCommand: ParsableCommand {
   func mix() throws -> MixDescription {
     var mix: MixDescription
     if let description {
+      let shown = FileName.display(description)
+      let fd = FileName.withCString(description) { open($0, O_RDONLY | O_CLOEXEC) }
+      guard fd >= 0 else {
+        throw ValidationError(
+          "cannot read the mix description \(shown): \(String(cString: strerror(errno)))")
+      }
+      defer { close(fd) }
+      var data = Data()
+      var chunk = [UInt8](repeating: 0, count: 64 << 10)
+      while true {
+        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if count < 0 && errno == EINTR { continue }
+        if count < 0 {
+          throw ValidationError(
+            "cannot read the mix description \(shown): \(String(cString: strerror(errno)))")
+        }
+        if count == 0 { break }
+        data.append(contentsOf: chunk[..<count])
+      }
       do {
-        let data = try Data(contentsOf: URL(fileURLWithPath: description))
         mix = try JSONDecoder().decode(MixDescription.self, from: data)
       } catch {
-        throw ValidationError("cannot read the mix description \(description): \(error)")
+        throw ValidationError("cannot read the mix description \(shown): \(error)")
       }
     } else {
       mix = MixDescription(inputs: try MixArguments.parse(words))
