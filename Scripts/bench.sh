@@ -30,6 +30,11 @@ trap 'rm -rf "$work"' EXIT
 elapsed() { echo "$2 - $1" | bc -l; }
 ratio() { printf '%.3f' "$(echo "$1 / $2" | bc -l)"; }
 peak_kib() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
+# Keeps the lower of $ours and $best_ours, and of $theirs and $best_theirs (best of N runs).
+keep_best() {
+  best_ours=$(echo "if ($ours < $best_ours) $ours else $best_ours" | bc -l)
+  best_theirs=$(echo "if ($theirs < $best_theirs) $theirs else $best_theirs" | bc -l)
+}
 
 bench_mediaprobe() {
 # The same media for every tool: copies of the valid fixtures, 200 and 1000 files.
@@ -126,8 +131,7 @@ bench_media2wav() {
     t0=$EPOCHREALTIME; "$wav" -q --force "$work/30.m4a" -o "$work/ours.wav"; t1=$EPOCHREALTIME
     "${peer[@]}" -i "$work/30.m4a" -map 0:a:0 -vn -acodec pcm_s16le -fflags +bitexact -y "$work/ffmpeg.wav"; t2=$EPOCHREALTIME
     ours=$(elapsed "$t0" "$t1"); theirs=$(elapsed "$t1" "$t2")
-    best_ours=$(echo "if ($ours < $best_ours) $ours else $best_ours" | bc -l)
-    best_theirs=$(echo "if ($theirs < $best_theirs) $theirs else $best_theirs" | bc -l)
+    keep_best
   done
   cmp -s "$work/ours.wav" "$work/ffmpeg.wav" && same="identical files" || same="FILES DIFFER"
   printf 'to a file (best of 3): media2wav %.2f s, ffmpeg %.2f s, ratio %s (target <= 0.95); %s\n' \
@@ -170,8 +174,7 @@ bench_verify() {
     t0=$EPOCHREALTIME; "$probe" --verify "$big" >/dev/null; t1=$EPOCHREALTIME
     ffmpeg -nostdin -v error -threads 2 -i "$big" -f null - ; t2=$EPOCHREALTIME
     ours=$(elapsed "$t0" "$t1"); theirs=$(elapsed "$t1" "$t2")
-    best_ours=$(echo "if ($ours < $best_ours) $ours else $best_ours" | bc -l)
-    best_theirs=$(echo "if ($theirs < $best_theirs) $theirs else $best_theirs" | bc -l)
+    keep_best
   done
   printf 'mediaprobe --verify %.2f s, ffmpeg -threads 2 -f null %.2f s, ratio %s (target <= 1.0)\n' \
     "$best_ours" "$best_theirs" "$(ratio "$best_ours" "$best_theirs")"
@@ -237,8 +240,7 @@ bench_mix() {
   for _ in 1 2 3; do
     t0=$EPOCHREALTIME; mix "$long"; t1=$EPOCHREALTIME; amix "$long"; t2=$EPOCHREALTIME
     ours=$(elapsed "$t0" "$t1"); theirs=$(elapsed "$t1" "$t2")
-    best_ours=$(echo "if ($ours < $best_ours) $ours else $best_ours" | bc -l)
-    best_theirs=$(echo "if ($theirs < $best_theirs) $theirs else $best_theirs" | bc -l)
+    keep_best
   done
   cmp -s "$work/mix.wav" "$work/amix.wav" && same="identical files" || same="FILES DIFFER"
   printf 'media2wav mix %.2f s, ffmpeg amix %.2f s, ratio %s (target <= 1.0); %s\n' \

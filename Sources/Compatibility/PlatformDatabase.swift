@@ -32,23 +32,20 @@ public enum PlatformDatabase {
   /// Every platform, in the database's order (historical first, then modern).
   ///
   /// A file that does not decode is a build defect caught by the tests, so this traps.
-  public static let all: [Platform] = {
+  public static let all: [Platform] = decodeFiles(as: Platform.self)
+
+  /// Every platform file decoded as `T` (a `Platform`, or only the fields a smaller type names),
+  /// in the database's order: historical platforms first, then by id. A file that does not
+  /// decode traps (a build defect the tests catch).
+  private static func decodeFiles<T: PlatformEntry>(as type: T.Type) -> [T] {
     let decoder = JSONDecoder()
-    let platforms = files.map { file in
+    return files.map { file in
       do {
-        return try decoder.decode(Platform.self, from: Data(file.bytes))
+        return try decoder.decode(T.self, from: Data(file.bytes))
       } catch {
         fatalError("platform file \(file.id).json does not decode: \(error)")
       }
-    }
-    return platforms.sorted { precedes(($0.era, $0.id), ($1.era, $1.id)) }
-  }()
-
-  /// The database's order: historical platforms first, then by id.
-  private static func precedes(_ a: (era: String, id: String), _ b: (era: String, id: String))
-    -> Bool
-  {
-    (a.era == "historical" ? 0 : 1, a.id) < (b.era == "historical" ? 0 : 1, b.id)
+    }.sorted { ($0.era == "historical" ? 0 : 1, $0.id) < ($1.era == "historical" ? 0 : 1, $1.id) }
   }
 
   /// The raw JSON of a platform file (for schema validation and `--list-platforms --json`).
@@ -59,19 +56,7 @@ public enum PlatformDatabase {
   /// the tools' options list these names every time they start, and decoding every platform cost
   /// each `mediaprobe` run ~2 ms of its ~38.
   public static let names: [String] = {
-    struct Names: Decodable {
-      var id: String
-      var era: String
-      var aliases: [String]
-    }
-    let decoder = JSONDecoder()
-    let entries = files.map { file in
-      do {
-        return try decoder.decode(Names.self, from: Data(file.bytes))
-      } catch {
-        fatalError("platform file \(file.id).json does not decode: \(error)")
-      }
-    }.sorted { precedes(($0.era, $0.id), ($1.era, $1.id)) }
+    let entries = decodeFiles(as: PlatformNames.self)
     return entries.map(\.id) + Set(entries.flatMap(\.aliases)).sorted()
   }()
 
@@ -105,4 +90,19 @@ public struct UnknownPlatform: Error, Sendable, CustomStringConvertible {
   public var name: String
   /// "unknown platform 'x'".
   public var description: String { "unknown platform '\(name)'" }
+}
+
+/// What the database orders its files by.
+private protocol PlatformEntry: Decodable {
+  var id: String { get }
+  var era: String { get }
+}
+
+extension Platform: PlatformEntry {}
+
+/// A platform file's names, without its rules.
+private struct PlatformNames: PlatformEntry {
+  var id: String
+  var era: String
+  var aliases: [String]
 }

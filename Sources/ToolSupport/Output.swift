@@ -1,3 +1,4 @@
+import MediaProbe
 import CFFmpeg
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -52,8 +53,10 @@ public enum Console {
   }
 }
 
-/// Writes a sequence of JSON values as one object (single input), an array, or NDJSON lines,
-/// streaming each as it comes so memory does not grow with the number of inputs.
+/// Writes a sequence of values as JSON: one object (single input), an array, or NDJSON lines,
+/// streaming each as it comes so memory does not grow with the number of inputs. The layout
+/// decides the encoding: compact lines, or pretty-printed (array elements indented one level as
+/// they are encoded).
 public struct JSONStreamWriter {
   /// How values are laid out.
   public enum Layout {
@@ -66,20 +69,23 @@ public struct JSONStreamWriter {
   }
 
   private let layout: Layout
+  private let encoder: MediaToolsJSONEncoder
   private var count = 0
 
   /// A writer for `layout`.
-  public init(layout: Layout) { self.layout = layout }
+  public init(layout: Layout) {
+    self.layout = layout
+    encoder = MediaToolsJSONEncoder(
+      compact: layout == .lines, indentLevel: layout == .array ? 1 : 0)
+  }
 
-  /// Writes one value.
-  public mutating func write(_ json: Data) {
+  /// Writes one value (nothing if it does not encode).
+  public mutating func write(_ value: some Encodable) {
+    guard let json = try? encoder.encode(value) else { return }
     let text = String(decoding: json, as: UTF8.self)
     switch layout {
-    case .single: Console.out(text + "\n")
-    case .lines: Console.out(text + "\n")
-    case .array:
-      let indented = text.replacing("\n", with: "\n  ")
-      Console.out((count == 0 ? "[\n  " : ",\n  ") + indented)
+    case .single, .lines: Console.out(text + "\n")
+    case .array: Console.out((count == 0 ? "[\n  " : ",\n  ") + text)
     }
     count += 1
   }

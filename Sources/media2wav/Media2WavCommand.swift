@@ -332,7 +332,6 @@ struct ReportWriter: ~Copyable {
   /// `--quiet`: errors only, no warnings.
   let quiet: Bool
   var failures = 0
-  private let encoder = MediaToolsJSONEncoder()
 
   init(writer: JSONStreamWriter?, verbose: Bool, quiet: Bool) {
     self.writer = writer
@@ -354,23 +353,19 @@ struct ReportWriter: ~Copyable {
             + "\(f.encoding.rawValue) \(f.sampleRate) Hz \(f.channels) ch, \(report.samples) samples"
             + (report.rf64 ? ", RF64" : ""))
       }
-      if writer != nil, let data = try? encoder.encode(report) { writer!.write(data) }
+      writer?.write(report)
     case .analyzed(let report):
       for warning in report.warnings where !quiet {
         Console.error("media2wav", "\(report.input): warning: \(warning)")
       }
-      if writer != nil, let data = try? encoder.encode(report) { writer!.write(data) }
+      writer?.write(report)
     case .readerGone:
       break
     case .failure(let input, let error):
       failures += 1
       Console.error("media2wav", "\(input): \(error.message)")
-      if writer != nil,
-        let data = try? encoder.encode(
-          ErrorRecord(key: "input", path: input, code: error.code, message: error.message))
-      {
-        writer!.write(data)
-      }
+      writer?.write(
+        ErrorRecord(key: "input", path: input, code: error.code, message: error.message))
     }
   }
 

@@ -142,7 +142,7 @@ struct MediaCompatCommand: ParsableCommand {
     let output = Mutex(
       CompatReport(
         writer: json || ndjson ? JSONStreamWriter(layout: layout) : nil,
-        encoder: MediaToolsJSONEncoder(compact: ndjson), quiet: diagnostics.quiet,
+        quiet: diagnostics.quiet,
         table: selected.isEmpty,
         platforms: platforms, strict: strict))
     let workers = workerCount(items: inputs.knownCount, jobs: parallel.jobs)
@@ -202,7 +202,6 @@ enum FileResult: Sendable {
 /// Writes the results in input order and works out the exit status.
 struct CompatReport: ~Copyable {
   var writer: JSONStreamWriter?
-  let encoder: MediaToolsJSONEncoder
   let quiet: Bool
   let table: Bool
   let platforms: [Platform]
@@ -211,11 +210,10 @@ struct CompatReport: ~Copyable {
   var status = ExitStatus.success
 
   init(
-    writer: JSONStreamWriter?, encoder: MediaToolsJSONEncoder, quiet: Bool, table: Bool,
+    writer: JSONStreamWriter?, quiet: Bool, table: Bool,
     platforms: [Platform], strict: Bool
   ) {
     self.writer = writer
-    self.encoder = encoder
     self.quiet = quiet
     self.table = table
     self.platforms = platforms
@@ -232,12 +230,7 @@ struct CompatReport: ~Copyable {
     case .failure(let path, let error):
       status = ExitStatus.unchecked
       Console.error("mediacompat", "\(path): \(error.message)")
-      if writer != nil,
-        let data = try? encoder.encode(
-          ErrorRecord(path: path, code: error.code, message: error.message))
-      {
-        writer!.write(data)
-      }
+      writer?.write(ErrorRecord(path: path, code: error.code, message: error.message))
       if table { rows.append([path] + platforms.map { _ in "error" }) }
     case .checked(let path, let verdicts):
       let worst = verdicts.map(\.verdict).max() ?? .pass
@@ -245,9 +238,7 @@ struct CompatReport: ~Copyable {
         status = ExitStatus.failure
       }
       if writer != nil {
-        if let data = try? encoder.encode(Checked(path: path, results: verdicts)) {
-          writer!.write(data)
-        }
+        writer!.write(Checked(path: path, results: verdicts))
       } else if quiet {
         return
       } else if table {

@@ -162,7 +162,7 @@ struct MediaProbeCommand: ParsableCommand {
     let report = Mutex(
       Report(
         writer: JSONStreamWriter(layout: ndjson ? .lines : single ? .single : .array),
-        encoder: MediaToolsJSONEncoder(compact: ndjson), summary: summary,
+        summary: summary,
         quiet: diagnostics.quiet))
 
     let options = network
@@ -186,7 +186,6 @@ struct MediaProbeCommand: ParsableCommand {
 /// at the end.
 struct Report: ~Copyable {
   var writer: JSONStreamWriter
-  let encoder: MediaToolsJSONEncoder
   let summary: Bool
   /// `--quiet`: no report, only the error messages.
   let quiet: Bool
@@ -213,8 +212,8 @@ struct Report: ~Copyable {
       case .success(let info): rows.append(info.summaryColumns)
       case .failure(let path, let error): rows.append([path, "error", error.code, error.message])
       }
-    } else if let json = try? encoder.encode(record) {
-      writer.write(json)
+    } else {
+      writer.write(record)
     }
   }
 

@@ -189,6 +189,17 @@ import Testing
     }
   }
 
+  /// An array element encoded one level in: the level-0 text with every line after the first
+  /// indented by two more spaces (what the stream writer once did to each record).
+  @Test func indentLevelIndentsEveryLineButTheFirst() throws {
+    let flat = String(decoding: try MediaToolsJSONEncoder().encode(Merged()), as: UTF8.self)
+    let nested = String(
+      decoding: try MediaToolsJSONEncoder(indentLevel: 1).encode(Merged()), as: UTF8.self)
+    #expect(nested == flat.replacing("\n", with: "\n  "))
+    let compact = try MediaToolsJSONEncoder(compact: true, indentLevel: 1).encode(Merged())
+    #expect(compact == (try Self.foundation(compact: true).encode(Merged())))
+  }
+
   @Test func edgeCases() throws {
     try Self.expectSame(Keys(), "keys")
     try Self.expectSame(Edges(), "edges")

@@ -17,15 +17,22 @@
 public struct MediaToolsJSONEncoder: Sendable {
   /// One line, no spaces (NDJSON); otherwise two-space indentation and `"key" : value`.
   public var compact: Bool
+  /// Pretty-printed: the levels every line after the first is indented by, blank ones too (an
+  /// element of an array written around it, as `JSONStreamWriter` does): the level-0 text with
+  /// each newline followed by two spaces per level.
+  public var indentLevel: Int
 
   /// An encoder, pretty-printed unless `compact`.
-  public init(compact: Bool = false) { self.compact = compact }
+  public init(compact: Bool = false, indentLevel: Int = 0) {
+    self.compact = compact
+    self.indentLevel = indentLevel
+  }
 
   /// The JSON text of `value`.
   public func encode<T: Encodable>(_ value: T) throws -> Data {
     let encoder = TreeEncoder(parent: nil, key: nil)
     let node = try encoder.node(for: value, key: nil)
-    var writer = JSONTextWriter(pretty: !compact)
+    var writer = JSONTextWriter(pretty: !compact, lineStart: compact ? 0 : indentLevel)
     writer.write(node)
     return Data(writer.bytes)
   }
@@ -458,9 +465,12 @@ private struct JSONTextWriter {
   let pretty: Bool
   var bytes: [UInt8] = []
   private var indent = 0
+  /// Levels written after every newline, before the line's own indentation.
+  private let lineStart: Int
 
-  init(pretty: Bool) {
+  init(pretty: Bool, lineStart: Int) {
     self.pretty = pretty
+    self.lineStart = lineStart
     bytes.reserveCapacity(4096)
   }
 
@@ -492,16 +502,19 @@ private struct JSONTextWriter {
   private mutating func writeArray(_ items: [JSONNode]) {
     bytes.append(UInt8(ascii: "["))
     if pretty {
-      bytes.append(UInt8(ascii: "\n"))
+      newline()
       indent += 1
     }
     for (index, item) in items.enumerated() {
-      if index > 0 { append(pretty ? ",\n" : ",") }
+      if index > 0 {
+        bytes.append(UInt8(ascii: ","))
+        if pretty { newline() }
+      }
       if pretty { writeIndent() }
       write(item)
     }
     if pretty {
-      bytes.append(UInt8(ascii: "\n"))
+      newline()
       indent -= 1
       writeIndent()
     }
@@ -527,17 +540,16 @@ private struct JSONTextWriter {
     }
     bytes.append(UInt8(ascii: "{"))
     if pretty {
-      bytes.append(UInt8(ascii: "\n"))
+      newline()
       indent += 1
       if !unique.isEmpty { writeIndent() }
     }
     for (position, index) in unique.enumerated() {
       if position > 0 {
+        bytes.append(UInt8(ascii: ","))
         if pretty {
-          append(",\n")
+          newline()
           writeIndent()
-        } else {
-          bytes.append(UInt8(ascii: ","))
         }
       }
       writeString(keys[index])
@@ -545,11 +557,16 @@ private struct JSONTextWriter {
       write(object.values[index])
     }
     if pretty {
-      bytes.append(UInt8(ascii: "\n"))
+      newline()
       indent -= 1
       writeIndent()
     }
     bytes.append(UInt8(ascii: "}"))
+  }
+
+  private mutating func newline() {
+    bytes.append(UInt8(ascii: "\n"))
+    for _ in 0..<lineStart { append("  ") }
   }
 
   private mutating func writeIndent() {
