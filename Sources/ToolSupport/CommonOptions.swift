@@ -216,7 +216,52 @@ extension ParsableCommand {
         withError: ValidationError(
           "unknown option '\(argument)' (put file names that start with '-' after '--')"))
     }
-    main(arguments)
+    do {
+      var command = try parseAsRoot(arguments)
+      try command.run()
+    } catch {
+      let message = fullMessage(for: error)
+      let kept = UnknownOption.withoutDistantSuggestion(message)
+      guard kept != message else { exit(withError: error) }
+      Console.errorText(kept + "\n")
+      Glibc.exit(exitCode(for: error).rawValue)
+    }
+  }
+}
+
+/// ArgumentParser suggests the nearest option for an unknown one whenever their spellings are
+/// fewer than 4 edits apart, so `--bogus` gets "Did you mean '--jobs'?" in every tool. A
+/// suggestion is kept only when it is close for the name's length: at most 2 edits, and no more
+/// than half the typed name's letters (`--verfy` → `--verify`, `--quite` → `--quiet`).
+enum UnknownOption {
+  /// `message` without its "Did you mean" sentence when the suggestion is not close.
+  static func withoutDistantSuggestion(_ message: String) -> String {
+    let pattern = /Unknown option '([^']+)'\. Did you mean '([^']+)'\?/
+    guard let match = message.firstMatch(of: pattern) else { return message }
+    let typed = String(match.1)
+    let suggested = String(match.2)
+    let distance = editDistance(typed, suggested)
+    let letters = typed.drop { $0 == "-" }.count
+    if distance <= 2 && 2 * distance <= letters { return message }
+    var kept = message
+    kept.replaceSubrange(match.range, with: "Unknown option '\(typed)'")
+    return kept
+  }
+
+  /// The Levenshtein distance between two strings.
+  static func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a)
+    let b = Array(b)
+    var previous = Array(0...b.count)
+    for i in 1...max(a.count, 1) where !a.isEmpty {
+      var current = [i] + Array(repeating: 0, count: b.count)
+      for j in stride(from: 1, through: b.count, by: 1) {
+        let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+        current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+      }
+      previous = current
+    }
+    return a.isEmpty ? b.count : previous[b.count]
   }
 }
 

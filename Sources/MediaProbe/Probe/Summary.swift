@@ -33,7 +33,12 @@ extension MediaStream {
       }
     } else if let audio {
       parts.append(audio.sampleRate.map { "\($0)Hz" } ?? "?Hz")
-      parts.append(audio.channelLayout ?? audio.channels.map { "\($0)ch" } ?? "?ch")
+      // One style whether the container names the layout or not (WAV's PCM often does not):
+      // mono and stereo by count, other counts by the layout's name when known.
+      let byCount = audio.channels.map { [1: "mono", 2: "stereo"][$0] ?? "\($0)ch" }
+      parts.append(
+        audio.channels.flatMap { $0 <= 2 ? byCount : nil } ?? audio.channelLayout ?? byCount
+          ?? "?ch")
     } else {
       parts.append(type.rawValue)
     }
