@@ -207,6 +207,58 @@ if [ "${1:-}" = probe-truth ]; then
   probe_truth
   exit 0
 fi
+# --- Files from the wild (Tests/WildFixtures, issue 20) ---------------------------------------
+# Each reproduces a class of real-world file that gave a wrong answer, made so that the truth is
+# known by construction or told by ffmpeg's decoder (the tests name the oracle of each).
+# `make-fixtures.sh wild` makes only these.
+wild() {
+  local dir=Tests/WildFixtures tmp=/tmp/mediatools-wild
+  mkdir -p "$dir" "$tmp"
+  # Ogg Vorbis with block switching (tone bursts: short blocks at each attack): the demuxer's
+  # packet durations and the decoder's frame sizes differ around each switch; ffmpeg -xerror
+  # decodes it without a warning.
+  ff -f lavfi -i "aevalsrc=0.8*sin(2*PI*440*t)*lt(mod(t\,0.25)\,0.03):s=48000:d=3" -c:a libvorbis "${bitexact[@]}" "$dir/vorbis_block_switching.ogg"
+  # HEVC whose container says nothing about fields: progressive (x265's default: the profile's
+  # progressive_source_flag), raw and in an MP4 without a `fiel` box (remuxed from the raw
+  # stream); and field-coded (x265 interlace=tff: field_seq_flag, pic_struct SEI) in an MP4 whose
+  # `fiel` box says progressive.
+  ff -f lavfi -i "$(video 160x120 25)" -t 0.4 -c:v libx265 -preset ultrafast -x265-params log-level=error "${bitexact[@]}" "$dir/hevc_progressive.hevc"
+  ff -i "$dir/hevc_progressive.hevc" -c copy -tag:v hvc1 "${bitexact[@]}" "$dir/hevc_no_field_order.mp4"
+  ff -f lavfi -i "$(video 160x120 50)" -t 0.4 -c:v libx265 -preset ultrafast -x265-params log-level=error:interlace=tff -tag:v hvc1 "${bitexact[@]}" "$dir/hevc_fields.mp4"
+  # VP9 and AV1 in IVF, a container with no field order at all.
+  ff -f lavfi -i "$(video 160x120 25)" -t 0.4 -c:v libvpx-vp9 -b:v 100k -deadline realtime "${bitexact[@]}" "$dir/vp9.ivf"
+  ff -f lavfi -i "$(video 160x120 25)" -t 0.4 -c:v libaom-av1 -cpu-used 8 -b:v 100k "${bitexact[@]}" "$dir/av1.ivf"
+  # An MP4 cut after its index: moov first, mdat of size 0 ("to the end of the file"), then the
+  # file cut at half its size. The index still covers 4 s.
+  ff -f lavfi -i "$(video 160x120 25)" -f lavfi -i "$(tone 440 48000)" -t 4 "${x264[@]}" -g 25 "${aac[@]}" -movflags +faststart "${bitexact[@]}" "$tmp/whole.mp4"
+  python3 Scripts/mp4patch.py mdat-to-end "$tmp/whole.mp4"
+  local cut=$(($(stat -c %s "$tmp/whole.mp4") / 2))
+  head -c "$cut" "$tmp/whole.mp4" >"$dir/mp4_cut_after_index.mp4"
+  # The oracle, from ffprobe's packets of the whole file: the decoding time of the first packet
+  # (of any stream) whose bytes pass the cut, and of the last packet.
+  ffprobe -v error -show_entries packet=stream_index,dts_time,size,pos -of json "$tmp/whole.mp4" |
+    python3 -c 'import json, sys
+cut = int(sys.argv[1]); packets = json.load(sys.stdin)["packets"]
+first = {}
+for p in packets:
+    if int(p["pos"]) + int(p["size"]) > cut: first.setdefault(p["stream_index"], float(p["dts_time"]))
+print(json.dumps({"playable_end": min(first.values()), "indexed_end": max(float(p["dts_time"]) for p in packets)}))' "$cut" >"$dir/mp4_cut_after_index.mp4.json"
+  # CBR MP3 with an ID3v2 tag, no Xing header, and one stray byte after the last frame.
+  ff -f lavfi -i "$(tone 440 48000)" -t 2.8 -c:a libmp3lame -b:a 128k -write_xing 0 -id3v2_version 3 -metadata title=Wild "${bitexact[@]}" "$tmp/cbr.mp3"
+  { cat "$tmp/cbr.mp3"; printf '\377'; } >"$dir/mp3_trailing_byte.mp3"
+  # An MP4 whose video track holds no sample (the sample tables' entry counts set to 0).
+  ff -f lavfi -i "$(video 160x120 30)" -f lavfi -i "$(tone 440 48000)" -t 1 "${x264[@]}" "${aac[@]}" -video_track_timescale 90000 "${bitexact[@]}" "$dir/empty_video_track.mp4"
+  python3 Scripts/mp4patch.py empty-video "$dir/empty_video_track.mp4"
+  # A Matroska file with subtitles only.
+  printf '1\n00:00:00,000 --> 00:00:01,500\nHello\n\n2\n00:00:02,000 --> 00:00:03,000\nWorld\n' >"$tmp/subtitles.srt"
+  ff -i "$tmp/subtitles.srt" -c:s srt "${bitexact[@]}" "$dir/subtitles_only.mkv"
+  rm -rf "$tmp"
+  du -sh "$dir"
+}
+if [ "${1:-}" = wild ]; then
+  wild
+  exit 0
+fi
 # `make-fixtures.sh merge-clips` makes only the mediamerge clips (the last section of this file).
 if [ "${1:-}" = merge-clips ]; then
   eval "$(sed -n '/^# --- mediamerge clips/,$p' "$0")"
@@ -406,6 +458,7 @@ printf "ffconcat version 1.0\nfile '/etc/passwd'\nfile 'h264_25fps.mp4'\n" > "$o
 
 compat_audio
 probe_truth
+wild
 du -sh "$out"
 
 # --- Regression inputs (Tests/Regressions: not media fixtures, so no probe goldens) -----------

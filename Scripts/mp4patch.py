@@ -5,6 +5,9 @@
                                     with the translation that keeps the picture at the origin
   mp4patch.py unknown-duration FILE set the movie and track durations to all ones ("unknown")
   mp4patch.py grow-mdat FILE N      make the last box (mdat) claim N bytes past the end of the file
+  mp4patch.py mdat-to-end FILE      set the mdat box's size to 0 ("extends to the end of the file")
+  mp4patch.py empty-video FILE      leave the video track with no samples (its sample tables'
+                                    entry counts set to 0; the bytes after them stay, unread)
 """
 import struct
 import sys
@@ -88,6 +91,39 @@ def grow_mdat(path, extra):
     open(path, "wb").write(data)
 
 
+def mdat_to_end(path):
+    """Sets the size field of the top-level mdat box to 0: it extends to the end of the file."""
+    data = bytearray(open(path, "rb").read())
+    for kind, offset, header, _ in boxes(data, 0, len(data)):
+        if kind == "mdat":
+            assert header == 8, "a 64-bit mdat"
+            struct.pack_into(">I", data, offset, 0)
+            break
+    else:
+        sys.exit("no mdat box")
+    open(path, "wb").write(data)
+
+
+def empty_video(path):
+    """Sets the entry counts of the video track's stts, stss, ctts, stsc, stsz and stco to 0."""
+    data = bytearray(open(path, "rb").read())
+    for offset, header, size in find(data, ["moov", "trak"]):
+        handlers = find(data, ["mdia", "hdlr"], offset + header, offset + size)
+        if not handlers or data[handlers[0][0] + 16:handlers[0][0] + 20] != b"vide":
+            continue
+        for stbl, stbl_header, stbl_size in find(
+                data, ["mdia", "minf", "stbl"], offset + header, offset + size):
+            for kind, box, box_header, _ in boxes(data, stbl + stbl_header, stbl + stbl_size):
+                # The count follows version and flags; stsz has its sample size first.
+                if kind in ("stts", "stss", "ctts", "stsc", "stco", "co64"):
+                    struct.pack_into(">I", data, box + box_header + 4, 0)
+                elif kind == "stsz":
+                    struct.pack_into(">II", data, box + box_header + 4, 0, 0)
+        open(path, "wb").write(data)
+        return
+    sys.exit("no video track")
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 7 and sys.argv[1] == "matrix":
         set_matrix(sys.argv[2], *(int(v) for v in sys.argv[3:7]))
@@ -95,5 +131,9 @@ if __name__ == "__main__":
         set_unknown_duration(sys.argv[2])
     elif len(sys.argv) == 4 and sys.argv[1] == "grow-mdat":
         grow_mdat(sys.argv[2], int(sys.argv[3]))
+    elif len(sys.argv) == 3 and sys.argv[1] == "mdat-to-end":
+        mdat_to_end(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "empty-video":
+        empty_video(sys.argv[2])
     else:
         sys.exit(__doc__)

@@ -58,92 +58,11 @@ struct H264SequenceParameters: Equatable {
       guard bytes.count >= 8 + length, length > 0 else { return nil }
       return bytes[8..<(8 + length)]
     }
-    var index = 0
-    while index + 3 < bytes.count {
-      if bytes[index] == 0, bytes[index + 1] == 0, bytes[index + 2] == 1 {
-        let start = index + 3
-        if start < bytes.count, bytes[start] & 0x1F == 7 {
-          var end = start + 1
-          // Up to the next start code (00 00 01 or 00 00 00; 00 00 03 is emulation prevention).
-          while end + 2 < bytes.count,
-            !(bytes[end] == 0 && bytes[end + 1] == 0 && bytes[end + 2] <= 1)
-          {
-            end += 1
-          }
-          return bytes[start..<(end + 2 < bytes.count ? end : bytes.count)]
-        }
-        index = start
-      } else {
-        index += 1
-      }
-    }
-    return nil
+    return NALUnits.annexB(bytes).first { $0.first.map { $0 & 0x1F == 7 } ?? false }
   }
 
   /// The RBSP: every 0x03 that follows two zero bytes removed.
   private static func removingEmulationPrevention(_ nal: ArraySlice<UInt8>) -> [UInt8] {
-    var result: [UInt8] = []
-    result.reserveCapacity(nal.count)
-    var zeros = 0
-    for byte in nal {
-      if zeros >= 2 && byte == 3 {
-        zeros = 0
-        continue
-      }
-      zeros = byte == 0 ? zeros + 1 : 0
-      result.append(byte)
-    }
-    return result
-  }
-}
-
-/// Reads bits MSB first, with the Exp-Golomb codes of H.264.
-private struct BitReader {
-  let bytes: [UInt8]
-  var position = 0
-
-  init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-  /// The next `count` (≤ 32) bits, or nil past the end.
-  mutating func read(_ count: Int) -> UInt32? {
-    guard position + count <= bytes.count * 8 else { return nil }
-    var value: UInt32 = 0
-    for _ in 0..<count {
-      let bit = (bytes[position >> 3] >> (7 - UInt8(position & 7))) & 1
-      value = value << 1 | UInt32(bit)
-      position += 1
-    }
-    return value
-  }
-
-  /// An unsigned Exp-Golomb code.
-  mutating func readUE() -> UInt32? {
-    var zeros = 0
-    while true {
-      guard let bit = read(1) else { return nil }
-      if bit == 1 { break }
-      zeros += 1
-      if zeros > 31 { return nil }
-    }
-    guard let suffix = read(zeros) else { return nil }
-    return (UInt32(1) << UInt32(zeros)) - 1 + suffix
-  }
-
-  /// A signed Exp-Golomb code.
-  mutating func readSE() -> Int32? {
-    guard let code = readUE() else { return nil }
-    return code & 1 == 1 ? Int32((code + 1) / 2) : -Int32(code / 2)
-  }
-
-  /// Skips a scaling list of `size` entries.
-  mutating func skipScalingList(_ size: Int) -> Bool {
-    var last: Int32 = 8
-    var next: Int32 = 8
-    for _ in 0..<size where next != 0 {
-      guard let delta = readSE() else { return false }
-      next = (last + delta + 256) % 256
-      if next != 0 { last = next }
-    }
-    return true
+    NALUnits.removingEmulationPrevention(nal)
   }
 }

@@ -17,6 +17,11 @@ package enum PacketCheck: Sendable {
   /// (NAL types 1-5), such as a lone end-of-sequence NAL, is no picture: FFmpeg's decoder says
   /// "missing picture in access unit" and outputs no frame.
   case h264(lengthSize: Int)
+  /// MPEG audio (Layers I–III): a frame starts with a header of 11 sync bits and valid version,
+  /// layer, bit rate and sample rate fields (ISO/IEC 11172-3 2.4.1.3). A packet without one (a
+  /// fragment after the last frame, shorter than a header; a damaged header) is presented by the
+  /// demuxer but FFmpeg's decoder says "Header missing" and outputs nothing from it.
+  case mpegAudio
 
   /// What the decoder makes of one packet.
   package enum Verdict: Equatable, Sendable {
@@ -33,6 +38,7 @@ package enum PacketCheck: Sendable {
   package init?(_ stream: StreamView) {
     switch stream.codecName {
     case "flac": self = .flac
+    case "mp1", "mp2", "mp3": self = .mpegAudio
     case "ac3", "eac3": self = .ac3
     case "h264":
       let extradata = stream.extradata
@@ -57,6 +63,14 @@ package enum PacketCheck: Sendable {
       guard bytes.count >= 2 else { return .undecodable }
       let sync = UInt16(bytes[0]) << 8 | UInt16(bytes[1])
       return sync == 0x0B77 || sync == 0x770B ? .frame : .undecodable
+    case .mpegAudio:
+      guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] & 0xE0 == 0xE0,
+        bytes[1] & 0x18 != 0x08,  // version: not reserved
+        bytes[1] & 0x06 != 0,  // layer: not reserved
+        bytes[2] & 0xF0 != 0xF0,  // bit rate index: not "bad"
+        bytes[2] & 0x0C != 0x0C  // sample rate index: not reserved
+      else { return .undecodable }
+      return .frame
     case .h264(let lengthSize):
       var at = 0
       while at + lengthSize < bytes.count {

@@ -40,6 +40,11 @@ public enum ProbeWarning: String, Codable, Sendable, Comparable {
   case frameRateFromTimestamps = "frame_rate_from_timestamps"
   /// The byte limit (`--max-bytes`) stopped reading before the end of the input.
   case byteLimitReached = "byte_limit_reached"
+  /// A stream ends with bytes that hold no frame (a fragment after the last MPEG audio frame,
+  /// shorter than a frame header): the demuxer presents it as a packet (it counts in
+  /// `frame_count`), but it is left out of the span and is not damage. Seen with `--scan` and
+  /// `--verify`, which read the packets.
+  case trailingData = "trailing_data"
 
   /// Sorted by code.
   public static func < (a: ProbeWarning, b: ProbeWarning) -> Bool { a.rawValue < b.rawValue }

@@ -69,13 +69,22 @@ public struct Prober: Sendable {
     var indexPastEnd = false
     if input.formatName.hasPrefix("mov,") {
       layout = BoxLayout.read(input.source)
+      let samples = Self.samplesInside(input)
       if let box = layout?.boxPastEnd {
-        if box == "mdat" && Self.samplesEndInside(input) {
+        if box == "mdat" && samples?.allInside == true {
           warnings.insert(.mdatSizePastEOF)
         } else if options.verify != nil && box == "mdat" {
           indexPastEnd = true  // --verify decodes what is there and says "truncated"
         } else {
           throw .truncated(detail: "the \(box) box extends past the end of the file")
+        }
+      } else if let samples, !samples.allInside {
+        // Every box ends inside the file (an `mdat` of size 0 runs "to the end of the file"),
+        // but the sample index points past its end: the file was cut after its index.
+        if options.verify != nil {
+          indexPastEnd = true
+        } else {
+          throw .truncated(detail: samples.description)
         }
       }
     }
@@ -95,7 +104,9 @@ public struct Prober: Sendable {
     for (index, measurement) in measured {
       streams[index].apply(measurement, timeBase: streams[index].timeBase)
       if measurement.ratesFromTimestamps { warnings.insert(.frameRateFromTimestamps) }
+      if measurement.endsWithFragment { warnings.insert(.trailingData) }
     }
+    if verification?.endsWithFragment == true { warnings.insert(.trailingData) }
     if input.source.timedOut || input.source.isExpired {
       throw .timeout(seconds: options.timeout ?? ByteSource.fifoFirstBytesWait)
     }
@@ -205,23 +216,58 @@ public struct Prober: Sendable {
     }
   }
 
-  /// Every sample the demuxer indexed ends inside the file (an `mdat` whose size runs past the
-  /// end of the file then only overstates).
-  static func samplesEndInside(_ input: InputFile) -> Bool {
-    guard let size = input.source.size else { return false }
+  /// Where the samples the demuxer indexed lie against the end of the file.
+  struct SamplesInside {
+    /// Every indexed sample ends inside the file.
+    var allInside: Bool
+    /// The decoding time, in seconds, of the first sample (of any stream) whose bytes pass the
+    /// end of the file: every stream plays up to it (nil when every sample is inside).
+    var playableEnd: Double?
+    /// The decoding time of the index's last sample, in seconds.
+    var indexedEnd: Double
+
+    /// For a truncation error: how far the index and the file's samples reach.
+    var description: String {
+      let playable = playableEnd.map { fixed(max($0, 0), places: 3) } ?? "?"
+      return "the sample index runs past the end of the file: it covers "
+        + "\(fixed(indexedEnd, places: 3)) s, the samples inside the file play to \(playable) s"
+    }
+  }
+
+  /// Checks every sample the demuxer indexed against the file's size; nil when the input has no
+  /// indexed samples or no known size. (An `mdat` whose size runs past the end of the file only
+  /// overstates when every sample ends inside; one of size 0 runs to the end, whatever it is.)
+  static func samplesInside(_ input: InputFile) -> SamplesInside? {
+    guard let size = input.source.size else { return nil }
     var sawSamples = false
+    var playableEnd: Double?
+    var indexedEnd = 0.0
     for index in 0..<input.streamCount {
       let stream = input.stream(index)
       let count = avformat_index_get_entries_count(stream)
       guard count > 0 else { continue }
       sawSamples = true
+      let timeBase = av_q2d(stream.pointee.time_base)
       // Entries are in decoding order; samples are usually laid out in order, but check each.
+      var firstOutside: Int64?
+      var last: Int64 = 0
       for entry in 0..<count {
         guard let item = avformat_index_get_entry(stream, entry) else { continue }
-        if item.pointee.pos + Int64(item.pointee.size) > size { return false }
+        last = max(last, item.pointee.timestamp)
+        if firstOutside == nil, item.pointee.pos + Int64(item.pointee.size) > size {
+          firstOutside = item.pointee.timestamp
+        }
+      }
+      let end = Double(last) * timeBase
+      indexedEnd = max(indexedEnd, end)
+      if let firstOutside {
+        let playable = Double(firstOutside) * timeBase
+        playableEnd = min(playableEnd ?? playable, playable)
       }
     }
-    return sawSamples
+    guard sawSamples else { return nil }
+    return SamplesInside(
+      allInside: playableEnd == nil, playableEnd: playableEnd, indexedEnd: indexedEnd)
   }
 
   // MARK: - Reading packets
@@ -236,6 +282,8 @@ public struct Prober: Sendable {
     var editEnd: Int64?
     /// The decoder outputs nothing for the stream's first packet: it starts at the second.
     var firstPacketYieldsNothing = false
+    /// The stream's last packet holds no frame (`PacketCheck.mpegAudio`: trailing bytes).
+    var endsWithFragment = false
     var ratesFromTimestamps: Bool { rateFromTimestamps != nil }
   }
 
@@ -283,6 +331,10 @@ public struct Prober: Sendable {
   /// so a 4K HEVC or AV1 file costs no decoding.
   static let decodedForInterlacing: Set = ["h264", "mpeg2video", "mpeg1video", "vc1", "mpeg4"]
 
+  /// Codecs with no field coding at all (VP8, VP9 and AV1 code frames only): progressive unless
+  /// the container says otherwise. HEVC is read from its SPS (`HEVCSequenceParameters`).
+  static let codecsWithoutFields: Set = ["vp8", "vp9", "av1"]
+
   /// The H.264 sequence parameters in a stream's extradata, when it has them.
   static func sequenceParameters(of stream: UnsafeMutablePointer<AVStream>)
     -> H264SequenceParameters?
@@ -305,6 +357,8 @@ public struct Prober: Sendable {
   ) throws(ProbeError) -> [Int: Measurement] {
     var results: [Int: Measurement] = [:]
     var firstFrames: [Int: CodecDecoder] = [:]
+    /// HEVC streams whose SPS says every picture is a field (`field_seq_flag`).
+    var fieldsBySPS: [Int: Bool] = [:]
     var timing: [Int: [Int64]] = [:]
     for stream in streams where stream.type == .video && stream.disposition["attached_pic"] != true
     {
@@ -316,10 +370,27 @@ public struct Prober: Sendable {
           codedWidth: sps.codedWidth, codedHeight: sps.codedHeight, interlaced: false,
           topFieldFirst: nil)
       } else if let decoder = try? input.view(stream.index).openDecoder() {
-        if Self.decodedForInterlacing.contains(stream.codec.name) {
+        let hevc =
+          stream.codec.name == "hevc"
+          ? HEVCSequenceParameters(extradata: input.view(stream.index).extradata) : nil
+        if Self.decodedForInterlacing.contains(stream.codec.name)
+          || (hevc != nil && (hevc?.interlaced ?? true) && stream.video?.fieldOrder == nil)
+          || hevc?.fieldSequence == true
+        {
+          // HEVC whose pictures are fields, or whose picture timing SEI says per picture: the
+          // first frame tells the field order (FFmpeg reads pic_struct into it).
           firstFrames[stream.index] = decoder
+          fieldsBySPS[stream.index] = hevc?.fieldSequence == true ? true : nil
         } else {
-          results[stream.index, default: Measurement()].firstFrame = FirstFrame(decoder, nil)
+          var first = FirstFrame(decoder, nil)
+          if let hevc {
+            first.interlaced = hevc.interlaced
+          } else if Self.codecsWithoutFields.contains(stream.codec.name),
+            stream.video?.fieldOrder == nil
+          {
+            first.interlaced = false
+          }
+          results[stream.index, default: Measurement()].firstFrame = first
         }
       }
       if !options.scan, stream.video?.frameRate.headersDisagree == true {
@@ -351,7 +422,9 @@ public struct Prober: Sendable {
     func decodeFirstFrame(_ index: Int, _ packet: Packet?) {
       guard let decoder = firstFrames[index] else { return }
       let more = decoder.decode(packet, into: frame, failure: { _ in }) { frame in
-        results[index, default: Measurement()].firstFrame = FirstFrame(decoder, frame)
+        var first = FirstFrame(decoder, frame)
+        if fieldsBySPS[index] == true { first.interlaced = true }
+        results[index, default: Measurement()].firstFrame = first
         return false
       }
       if !more || packet == nil { firstFrames[index] = nil }
@@ -414,6 +487,9 @@ public struct Prober: Sendable {
           packet, sampleRate: sampleRates[index], timeBase: input.stream(index).pointee.time_base)
         let verdict =
           packet.isEmpty ? .undecodable : checks[index]?.verdict(packet.bytes) ?? .frame
+        if case .mpegAudio = checks[index] {
+          results[index]?.endsWithFragment = verdict != .frame
+        }
         if packet.isDiscarded {
           release(index, isLast: false)
           results[index]?.scan?.addDiscarded(duration: packet.duration, skip: skipped?.skip)
@@ -720,6 +796,17 @@ extension MediaStream {
         self.video = video
       }
     }
+    if let scan = measurement.scan, scan.packetCount == 0, var video,
+      disposition["attached_pic"] != true
+    {
+      // Read to the end, the demuxer gave the video stream no packet: it has no frames and no
+      // rate. (Audio keeps its header values: a raw 32-bit FLAC yields no packets because
+      // FFmpeg 5.1's parser cannot frame it, not because it holds no sound.)
+      frameCount = 0
+      frameCountSource = .scan
+      video.frameRate = FrameRate(nominal: nil, average: nil)
+      self.video = video
+    }
     if let rate = measurement.rateFromTimestamps, var video {
       video.frameRate.best = rate
       video.frameRate.source = .timestamps
@@ -734,8 +821,8 @@ extension MediaStream {
       if first.interlaced == true, video.fieldOrder == nil || video.fieldOrder == "progressive" {
         // The container did not say (or said progressive, as Matroska does for MBAFF H.264):
         // the decoded frame's field order (H.264 derives it from the fields' picture order
-        // counts), as MediaInfo reports "MBAFF TFF".
-        video.fieldOrder = first.topFieldFirst == true ? "tt" : "bb"
+        // counts), as MediaInfo reports "MBAFF TFF"; unknown when no frame was decoded.
+        video.fieldOrder = first.topFieldFirst.map { $0 ? "tt" : "bb" }
       }
       self.video = video
     }

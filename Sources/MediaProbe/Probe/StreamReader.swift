@@ -53,6 +53,10 @@ struct StreamReader {
     switch parameters.codec_type {
     case AVMEDIA_TYPE_VIDEO:
       result.video = video(stream, isCoverArt: disposition["attached_pic"] == true)
+      if result.frameCount == 0 {
+        // No frames, no rate (libavformat guesses r_frame_rate from the time base: 90000/1).
+        result.video?.frameRate = FrameRate(nominal: nil, average: nil)
+      }
       if disposition["attached_pic"] == true {
         result.duration = nil
         result.frameCount = nil
@@ -124,7 +128,10 @@ struct StreamReader {
         let total = track.tableSamples + track.fragmentSamples
         return total > 0 ? (total, .fragments) : nil
       }
-      let (_, presented) = indexCounts(stream)
+      let (entries, presented) = indexCounts(stream)
+      if entries == 0, let track = track(stream), track.tableSamples == 0 {
+        return (0, .index)  // a track whose sample table holds no sample
+      }
       return presented > 0 ? (presented, .index) : nil
     }
     if demuxer == "avi" {

@@ -18,7 +18,8 @@ public struct ExactTime: Codable, Sendable, Equatable {
 
 /// What decoding one stream to the end found (`mediaprobe --verify`).
 public struct DecodeReport: Codable, Sendable, Equatable {
-  /// `all` (every packet decoded) or `keyframes` (`--verify-fast`: video keyframes only).
+  /// `all` (every packet decoded), `keyframes` (`--verify-fast`: video keyframes only) or `none`
+  /// (a stream `--verify` does not decode: subtitles, data, cover art).
   public var scope: VerifyScope
   /// Video frames the decoder output; null for audio.
   @NullEncoded public var frames: Int64?
@@ -42,6 +43,9 @@ public enum VerifyScope: String, Codable, Sendable {
   case all
   /// Video keyframes only (`--verify-fast`); audio is still decoded whole.
   case keyframes
+  /// Not decoded: `--verify` decodes audio and video; subtitles, data, attachments and cover art
+  /// are listed as such.
+  case none
 }
 
 /// The decoding errors of one stream: how many packets were damaged, and the first ones.
@@ -94,6 +98,6 @@ public enum Integrity: String, Codable, Sendable {
   /// The file ends early: the demuxer says so, a packet was cut, an index points past the end,
   /// or the decoded streams end well before the container's duration.
   case truncated
-  /// Nothing could be decoded (no decoder, or no frame at all).
+  /// Nothing could be decoded (no decoder, or no frame at all) in a file that has audio or video.
   case undecodable
 }

@@ -31,10 +31,21 @@ final class StreamVerifier {
   private var first: Int64?
   private var end: Int64?
   private var expectedNext: Int64?
+  /// The length of the last frame counted, in ticks (0 before the first).
+  private var previousLength: Int64 = 0
   private var errors: [DecodeError] = []
   private(set) var errorCount = 0
   /// The demuxer marked a packet corrupt (a short read).
   private(set) var sawTruncatedPacket = false
+  /// Tells packets that hold no frame (`PacketCheck.mpegAudio`), when the codec has a check.
+  private let check: PacketCheck?
+  /// The last packet sent held no frame: what the decoder said about it waits, in
+  /// `heldReports`, to see whether another packet follows (then it was damage) or the stream
+  /// ends (then it was trailing data, not damage).
+  private var fragment: UInt32?
+  private var heldReports: [(kind: DecodeErrorKind, message: String, pts: Int64?)] = []
+  /// The stream ended with a packet that holds no frame.
+  private(set) var endsWithFragment = false
 
   /// A verifier for `stream`, with `threads` decoder threads (frame threading where the codec
   /// has it: errors are attributed per packet whatever the scheduling).
@@ -48,6 +59,7 @@ final class StreamVerifier {
     // CRC checks where the codec has them (FLAC frames): damage that would otherwise decode
     // silently. They only add messages; the decoded output stays the same.
     decoder = try stream.openDecoder(threads: threads, errorRecognition: AV_EF_CRCCHECK)
+    if case .mpegAudio = PacketCheck(stream) { check = .mpegAudio } else { check = nil }
     self.scope = isAudio ? .all : scope
     if self.scope == .keyframes { decoder.pointer.pointee.skip_frame = AVDISCARD_NONKEY }
     hash = hashing && self.scope == .all ? ContentHash() : nil
@@ -66,7 +78,15 @@ final class StreamVerifier {
   /// its parser said while reading it.
   func decode(_ packet: Packet?, logged: [String] = []) {
     if let packet {
+      if fragment != nil {  // another packet follows the one that held no frame: damage
+        fragment = nil
+        for held in heldReports {
+          report(packet: nil, kind: held.kind, message: held.message, pts: held.pts)
+        }
+        heldReports = []
+      }
       sequence &+= 1
+      if let check, check.verdict(packet.bytes) != .frame { fragment = sequence }
       recent[Int(sequence % UInt32(recent.count))] = packet.pts ?? packet.dts
       decoder.logToken = log.token(packet: sequence)
       for message in logged where report(packet: sequence, kind: .invalidData, message: message) {
@@ -80,6 +100,7 @@ final class StreamVerifier {
       }
     } else {
       decoder.logToken = log.token(packet: nil)
+      endsWithFragment = fragment != nil
     }
     let current = packet == nil ? nil : sequence
     var failures: [DecodeFailure] = []
@@ -119,7 +140,13 @@ final class StreamVerifier {
       frames += 1
     }
     if let pts {
-      if let expectedNext, pts < expectedNext - max(length, 1) || pts > expectedNext + oneSecond {
+      // A frame may start before the previous one ended by up to a frame's length: for audio,
+      // the longer of this frame and the one before it. Containers that time audio packets by
+      // the codec's block sizes (Ogg Vorbis with block switching: the demuxer's packet duration
+      // and the decoder's output differ around a switch) place a frame inside its neighbour's
+      // overlap, and the next frame puts the clock back. Lost or repeated data moves it for good.
+      let overlap = isAudio ? max(length, previousLength, 1) : max(length, 1)
+      if let expectedNext, pts < expectedNext - overlap || pts > expectedNext + oneSecond {
         report(
           packet: nil, kind: .timestampJump,
           message: "the timestamps jump from \(seconds(expectedNext)) s to \(seconds(pts)) s",
@@ -128,6 +155,7 @@ final class StreamVerifier {
       first = min(first ?? pts, pts)
       end = max(end ?? pts + length, pts + length)
       expectedNext = isAudio || length > 0 ? pts + length : nil
+      previousLength = length
     }
     hash?.add(frame, audio: isAudio)
   }
@@ -171,19 +199,27 @@ final class StreamVerifier {
   private func report(packet: UInt32?, kind: DecodeErrorKind, message: String, pts: Int64? = nil)
     -> Bool
   {
+    if let packet, packet == fragment {
+      if heldReports.isEmpty { heldReports.append((kind, message, pts ?? timestamp(of: packet))) }
+      return true
+    }
     if let packet, packet == lastFailedPacket { return false }
     lastFailedPacket = packet
     errorCount += 1
     guard errors.count < Self.described else { return true }
     var timestamp = pts
-    if timestamp == nil, let packet, sequence &- packet < UInt32(recent.count) {
-      timestamp = recent[Int(packet % UInt32(recent.count))] ?? nil
-    }
+    if timestamp == nil, let packet { timestamp = self.timestamp(of: packet) }
     errors.append(
       DecodeError(
         time: timestamp.map { Double($0) * av_q2d(timeBase) }, pts: timestamp, kind: kind,
         message: message))
     return true
+  }
+
+  /// The timestamp of a recent packet, by its sequence number.
+  private func timestamp(of packet: UInt32) -> Int64? {
+    guard sequence &- packet < UInt32(recent.count) else { return nil }
+    return recent[Int(packet % UInt32(recent.count))] ?? nil
   }
 
   /// Every packet is decoded (not only keyframes).

@@ -49,6 +49,9 @@ final class Verification {
     }
   }
 
+  /// Some stream ends with bytes that hold no frame (trailing data, not damage).
+  var endsWithFragment: Bool { verifiers.values.contains(where: \.endsWithFragment) }
+
   /// Reading stopped with an error other than the end of the file.
   func readFailed(_ error: FFmpegError) { readFailure = error }
 
@@ -63,6 +66,11 @@ final class Verification {
   /// Each verified stream's report, by stream index.
   func reports() -> [Int: DecodeReport] {
     var reports = verifiers.mapValues { $0.report() }
+    for stream in input.streams where !stream.isAudio && !stream.isVideo {
+      reports[stream.index] = DecodeReport(
+        scope: .none, frames: nil, samples: nil, firstTime: nil, endTime: nil, errors: .none,
+        md5: nil)
+    }
     for (index, reason) in unopened {
       let audio = input.view(index).isAudio
       reports[index] = DecodeReport(
@@ -87,7 +95,9 @@ final class Verification {
   /// (nil when unknown or only estimated).
   func integrity(expected: Double?) -> Integrity {
     let decodedAnything = verifiers.values.contains { $0.frames > 0 || $0.samples > 0 }
-    guard decodedAnything else { return .undecodable }
+    // Nothing to decode (only subtitles, data, cover art) is not damage.
+    let nothingToDecode = verifiers.isEmpty && unopened.isEmpty
+    guard decodedAnything || nothingToDecode else { return .undecodable }
     let partial = containerErrors.contains { message in
       let lower = message.lowercased()
       return lower.contains("partial file") || lower.contains("prematurely")
