@@ -155,7 +155,7 @@ struct MediaProbeCommand: ParsableCommand {
       options: ProbeOptions(
         scan: scan, allowReferences: input.allowReferences, timeout: limits.timeout,
         maxBytes: network.maxBytes, verify: scope, hash: hash != nil,
-        decoderThreads: Int32(max(1, coreCount / workers))))
+        decoderThreads: Int32(max(1, coreCount / workers)), inputFormat: input.inputFormat))
     let selected = (try? PlatformDatabase.resolve(list: compat)) ?? []
     let checker = CompatibilityChecker()
     let single = inputs.isSingleArgument
