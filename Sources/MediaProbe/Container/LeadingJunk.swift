@@ -1,18 +1,22 @@
-/// Finds where the frames of an MPEG audio (MP1/MP2/MP3) or ADTS AAC file start when junk comes
-/// before them (a partial download, a broken tag, bytes of another file): the first offset from
-/// which a run of consistent frame headers follows one another, each where the previous frame's
-/// length puts it. FFmpeg's mp3 demuxer skips at most 64 KiB of junk itself and then estimates the
-/// duration from the bit rate over the junk too; its probe may pick another demuxer altogether
-/// (100 kB of junk that looks like AMR frames probes as `amrnb`).
+/// Finds where the frames of an MPEG audio file (MP1/MP2/MP3) start when junk comes before them
+/// (a partial download, a broken tag, bytes of another file): the first offset from which a run
+/// of consistent frame headers follows one another, each where the previous frame's length puts
+/// it (with the ID3v2 tag right before them, if any). FFmpeg's mp3 demuxer looks for the frames in
+/// the first 64 KiB only, and then estimates the duration from the bit rate over the junk too; its
+/// probe may pick another demuxer altogether (junk that looks like AMR frames probes as `amrnb`).
+/// Even when it finds them, it misses the Xing/LAME frame behind the junk (the frame count, the
+/// gapless delay and padding). FFmpeg's ADTS demuxer resynchronizes on its own.
 package enum LeadingJunk {
   /// Frame headers that must follow one another for a run to count.
   static let runLength = 8
   /// How far into the file the frames are looked for.
   static let searchLimit: Int64 = 4 << 20
 
-  /// The demuxers whose frames this knows: FFmpeg's `mp3` (MPEG audio layers 1-3) and `aac`
-  /// (ADTS).
-  static func knows(_ demuxer: String) -> Bool { demuxer == "mp3" || demuxer == "aac" }
+  /// How much junk FFmpeg's mp3 demuxer skips by itself (mp3dec.c searches 64 KiB).
+  static let ffmpegSearch: Int64 = 64 << 10
+
+  /// The demuxers whose frames this knows: FFmpeg's `mp3` (MPEG audio layers 1-3).
+  static func knows(_ demuxer: String) -> Bool { demuxer == "mp3" }
 
   /// The number of junk bytes before the first run of frames of `demuxer`'s format in `source`
   /// (a regular file): 0 when the file starts with a frame run or an ID3v2 tag; nil when no run
@@ -21,12 +25,7 @@ package enum LeadingJunk {
     guard knows(demuxer), let size = source.size else { return nil }
     let head = source.bytes(at: 0, count: 3)
     if head == [0x49, 0x44, 0x33] { return 0 }  // "ID3": FFmpeg reads the tag and what follows
-    let frame: ([UInt8], Int) -> Frame?
-    if demuxer == "mp3" {
-      frame = { mpegAudioFrame($0, $1) }
-    } else {
-      frame = { adtsFrame($0, $1) }
-    }
+    let frame: ([UInt8], Int) -> Frame? = { mpegAudioFrame($0, $1) }
     let chunk = 1 << 16
     var offset: Int64 = 0
     while offset < min(size, searchLimit) {
@@ -116,19 +115,5 @@ package enum LeadingJunk {
     // Sync, version, layer, sample rate and channel mode stay the same.
     let header = bytes[at..<(at + 4)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
     return Frame(length: length, constant: header & 0xFFFE_0CC0)
-  }
-
-  /// An ADTS header (ISO/IEC 13818-7) at `at`.
-  static func adtsFrame(_ bytes: [UInt8], _ at: Int) -> Frame? {
-    guard at >= 0, at + 7 <= bytes.count, bytes[at] == 0xFF, bytes[at + 1] & 0xF6 == 0xF0 else {
-      return nil
-    }
-    let rateIndex = Int(bytes[at + 2] >> 2) & 0xF
-    let length =
-      Int(bytes[at + 3] & 3) << 11 | Int(bytes[at + 4]) << 3 | Int(bytes[at + 5] >> 5)
-    guard rateIndex < 13, length >= 7 else { return nil }
-    // Sync, version, layer, profile, sample rate, channel configuration stay the same.
-    let header = bytes[at..<(at + 4)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-    return Frame(length: length, constant: header & 0xFFFF_FDC0)
   }
 }

@@ -87,20 +87,18 @@ package final class InputFile {
   private var io: UnsafeMutablePointer<AVIOContext>?
   /// Set when the probe's choice contradicted the file's extension with a low score.
   package private(set) var formatMismatch: FormatMismatch?
-  /// The input is one picture read by a single-image demuxer (`jpeg_pipe`, ...) that FFmpeg's
-  /// probe named `image2` from the file's extension.
-  package private(set) var isImageFile = false
-  /// Bytes of junk skipped before the first frame (MPEG audio and ADTS, local files only).
+  /// Bytes of junk skipped before the first frame (MPEG audio, local files only).
   package var skippedBytes: Int64 { source.origin }
 
   /// Probes `source`'s bytes, then reads stream information.
   ///
-  /// - `image2` (picked from an image file's extension; it would open every file of a pattern)
-  ///   becomes the single-image demuxer the bytes probe as (`jpeg_pipe`, `png_pipe`, ...) unless
-  ///   `allowReferences`;
+  /// - `image2` (picked from an image file's extension; refused, as it opens other files: a
+  ///   pattern's, a `.y` file's `.U`/`.V` planes) becomes the single-image demuxer the bytes
+  ///   probe as (`jpeg_pipe`, `png_pipe`, ...) unless `allowReferences`;
   /// - a low-score pick that the extension contradicts is checked against the extension's
   ///   demuxers (`FormatMismatch`);
-  /// - MPEG audio and ADTS behind junk are read from their first frame (`skippedBytes`).
+  /// - MPEG audio behind junk is read from its first frame (`skippedBytes`): when the demuxer was
+  ///   asked for or chosen here, and past the 64 KiB FFmpeg's mp3 demuxer searches itself.
   ///
   /// - Parameters:
   ///   - name: the name libavformat sees (`file:path`).
@@ -178,14 +176,15 @@ package final class InputFile {
       }
       source.rewind()
     } else if local, LeadingJunk.knows(demuxer), score < AVPROBE_SCORE_EXTENSION,
-      let junk = LeadingJunk.length(for: demuxer, in: source), junk > 0
+      let junk = LeadingJunk.length(for: demuxer, in: source), junk >= LeadingJunk.ffmpegSearch
     {
+      // More junk than FFmpeg's mp3 demuxer looks through (less it skips itself, as the ffmpeg
+      // CLI does).
       ByteSource.freeIOContext(&owned)
       _ = source.skipLeadingBytes(junk)
     }
     let input = try InputFile(source: source, name: name, format: format, io: owned)
     input.formatMismatch = mismatch
-    input.isImageFile = isImage
     return input
   }
 

@@ -44,7 +44,7 @@ public enum ProbeWarning: String, Codable, Sendable, Comparable {
   /// behind junk probes as AMR); the extension's format was tried and kept if its stream
   /// decodes (`container.format_name` says which was kept).
   case formatMismatch = "format_mismatch"
-  /// Bytes of junk come before the first frame of an MPEG audio or ADTS file; they were skipped
+  /// Bytes of junk come before the first frame of an MPEG audio file; they were skipped
   /// (the durations and the decoding start at the first frame).
   case leadingJunk = "leading_junk"
 

@@ -231,8 +231,10 @@ public struct Prober: Sendable {
   /// read (its EXIF orientation, for a JPEG), or an AVIF still FFmpeg 5.1 reads as a one-frame
   /// MP4 (its `irot` rotation). Nil for anything else.
   static func stillImage(_ input: InputFile, layout: BoxLayout?) -> AffineTransform? {
-    if input.isImageFile || InputFormats.isImagePipe(input.formatName) {
-      let orientation = input.formatName == "jpeg_pipe" ? JPEGOrientation.read(input.source) : nil
+    // image2 (only with --allow-references) reads one picture too: on our own I/O context it
+    // follows no pattern (img2dec.c: PT_NONE when the context has a pb).
+    if InputFormats.isImagePipe(input.formatName) || input.formatName == "image2" {
+      let orientation = JPEGOrientation.read(input.source)  // nil unless a JPEG with EXIF
       let video = input.streams.first { $0.mediaType == AVMEDIA_TYPE_VIDEO }
       let size = video.map { input.stream($0.index).pointee.codecpar.pointee }
       return JPEGOrientation.transform(
