@@ -201,6 +201,10 @@ package final class ByteSource {
     return nil
   }
 
+  /// A regular file on the local file system (or standard input redirected from one): it can be
+  /// read again from any offset, cheaply.
+  package var isLocalFile: Bool { remote == nil && kind != .stream }
+
   /// The whole file's size, junk included, for a regular file.
   package var fileSize: Int64? {
     if case .regular(let size) = kind { return size }

@@ -114,7 +114,7 @@ package final class InputFile {
       if !allowReferences && InputFormats.isReferencing(demuxer) {
         throw .refused(demuxer: demuxer)
       }
-      if let junk = LeadingJunk.length(for: demuxer, in: source), junk > 0 {
+      if source.isLocalFile, let junk = LeadingJunk.length(for: demuxer, in: source), junk > 0 {
         _ = source.skipLeadingBytes(junk)
       }
       return try InputFile(source: source, name: name, format: format, io: nil)
@@ -151,7 +151,7 @@ package final class InputFile {
         detected: demuxer, score: score, expected: String(cString: $0.pointee.name),
         kept: demuxer)
     }
-    let local = source.kind != .stream && source.fileSize != nil
+    let local = source.isLocalFile
     if mismatch != nil && local {
       ByteSource.freeIOContext(&owned)
       for candidate in candidates {
@@ -162,9 +162,7 @@ package final class InputFile {
         } else {
           source.rewind()
         }
-        guard let trial = try? InputFile(source: source, name: name, format: candidate, io: nil),
-          trial.firstStreamDecodes()
-        else {
+        guard decodes(source: source, name: name, format: candidate) else {
           _ = source.skipLeadingBytes(0)
           continue
         }
@@ -253,6 +251,17 @@ package final class InputFile {
       else { continue }
       parameters.pointee.codec_id = codec
     }
+  }
+
+  /// Whether `source`, opened with `format` from its current start, has a first stream that
+  /// decodes (the trial is closed before this returns).
+  private static func decodes(
+    source: ByteSource, name: String, format: UnsafePointer<AVInputFormat>
+  ) -> Bool {
+    guard let trial = try? InputFile(source: source, name: name, format: format, io: nil) else {
+      return false
+    }
+    return trial.firstStreamDecodes()
   }
 
   /// Whether the first audio or video stream decodes: its first packets (up to `limit`) give
