@@ -141,6 +141,21 @@ import Testing
     #expect(result.text.contains("\"pass\""), "\(result.text)")
   }
 
+  @Test func mediamergeProbesWithTheNamedDemuxer() throws {
+    let clips = ["Tests/MergeFixtures/landscape.mp4", "Tests/MergeFixtures/portrait.mp4"]
+    let directory = try TemporaryDirectory()
+    let output = directory.path("out.mp4")
+    // An MP4 read as Matroska fails in the probe, with the demuxer named.
+    let wrong = try run(
+      "mediamerge", ["--plan", "--input-format", "matroska"] + clips + ["-o", output])
+    #expect(value(try wrong.json(), "error", "code") as? String == "corrupt", "\(wrong.text)")
+    #expect(wrong.stderr.contains("matroska"), "\(wrong.stderr)")
+    let right = try run(
+      "mediamerge", ["--plan", "--input-format", "mp4"] + clips + ["-o", output])
+    #expect(right.status == 0, "\(right.stderr)")
+    #expect(value(try right.json(), "error") == nil)
+  }
+
   // MARK: - 8: JPEG photos
 
   @Test func aJPEGIsOnePicture() throws {
@@ -165,6 +180,8 @@ import Testing
     #expect(value(video, "duration") == nil)
     #expect(value(video, "video", "frame_rate", "best") == nil)
     #expect(value(video, "video", "orientation", "name") as? String == "up")
+    let summary = try run("mediaprobe", ["--summary", path])
+    #expect(summary.text.contains("mjpeg 160x120 still image"), "\(summary.text)")
     // A scan counts its one frame.
     let scanned = try probeInput(path, ["--scan"])
     #expect(value(firstStream(scanned, "video"), "frame_count") as? Int == 1)
