@@ -26,18 +26,30 @@ public enum InputFormats {
     return isReferencing(String(cString: format.pointee.name))
   }
 
-  /// Up to five known names that look like `name` (share its start, contain it, or differ by a
-  /// letter or two), for a usage error.
+  /// Up to five known names that look like `name`: the demuxers that list it as an extension
+  /// (`mkv` → `matroska`), and names that share its start, contain it, or differ by a letter or
+  /// two. For a usage error.
   public static func suggestions(for name: String) -> [String] {
     let wanted = name.lowercased()
-    guard !wanted.isEmpty else { return [] }
-    let scored = names.compactMap { candidate -> (Int, String)? in
-      if candidate.hasPrefix(wanted) || wanted.hasPrefix(candidate) { return (0, candidate) }
-      if candidate.contains(wanted) { return (1, candidate) }
-      let distance = editDistance(Array(wanted.utf8), Array(candidate.utf8))
-      return distance <= max(1, wanted.count / 3) ? (1 + distance, candidate) : nil
+    guard !wanted.isEmpty, !wanted.contains(","), !wanted.contains(".") else { return [] }
+    var scored: [String: Int] = [:]
+    for format in named(byExtensionOf: "x." + wanted, excluding: "") {
+      let first = String(cString: format.pointee.name).split(separator: ",").first.map(String.init)
+      if let first { scored[first] = 0 }
     }
-    return scored.sorted { $0 < $1 }.prefix(5).map(\.1)
+    for candidate in names {
+      if candidate.hasPrefix(wanted) || wanted.hasPrefix(candidate) {
+        scored[candidate] = min(scored[candidate] ?? 1, 1)
+      } else if candidate.contains(wanted) {
+        scored[candidate] = min(scored[candidate] ?? 2, 2)
+      } else {
+        let distance = editDistance(Array(wanted.utf8), Array(candidate.utf8))
+        if distance <= max(1, wanted.count / 3) {
+          scored[candidate] = min(scored[candidate] ?? 2 + distance, 2 + distance)
+        }
+      }
+    }
+    return scored.sorted { ($0.value, $0.key) < ($1.value, $1.key) }.prefix(5).map(\.key)
   }
 
   /// The demuxer named `name`, as `av_find_input_format` finds it.
