@@ -102,6 +102,7 @@ generated: setup
 # Regenerate the fixtures (then re-record the goldens on purpose: make goldens).
 fixtures: setup
 	./Scripts/make-fixtures.sh
+	./Scripts/make-input-fixtures.sh
 
 goldens: setup
 	GOLDEN_RECORD=1 swift test --filter GoldenTests

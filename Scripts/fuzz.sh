@@ -40,7 +40,8 @@ bin_dir, work, keep = sys.argv[5:8]
 random.seed(seed)
 sources = []
 # TruthFixtures: the files --scan's packet rules were made for (cut FLAC, AC-3 without sync, ...).
-for folder in ("Tests/Fixtures", "Tests/Regressions", "Tests/TruthFixtures"):
+# InputFixtures: junk before an MP3, JPEG/HEIF/AVIF stills, Dolby Vision sample entries.
+for folder in ("Tests/Fixtures", "Tests/Regressions", "Tests/TruthFixtures", "Tests/InputFixtures"):
     for name in sorted(os.listdir(folder)):
         path = os.path.join(folder, name)
         if os.path.isfile(path) and os.path.getsize(path) > 0:

@@ -8,6 +8,12 @@
   mp4patch.py mdat-to-end FILE      set the mdat box's size to 0 ("extends to the end of the file")
   mp4patch.py empty-video FILE      leave the video track with no samples (its sample tables'
                                     entry counts set to 0; the bytes after them stay, unread)
+  mp4patch.py dolby-vision FILE FOURCC PROFILE LEVEL COMPAT
+                                    rename the first video sample entry to FOURCC (dav1, dvh1,
+                                    dva1, ...) and add a Dolby Vision configuration box (dvcC for
+                                    profiles up to 7, dvvC above) with rpu_present=1, el_present=0,
+                                    bl_present=1 and the given bl_signal_compatibility_id; the
+                                    file's moov must come after mdat (ffmpeg's default)
 """
 import struct
 import sys
@@ -124,6 +130,40 @@ def empty_video(path):
     sys.exit("no video track")
 
 
+def dolby_vision(path, fourcc, profile, level, compatibility):
+    """Renames the first video sample entry and appends a dvcC/dvvC box to it, growing every
+    enclosing box. The sample data offsets stay valid only when moov follows mdat."""
+    data = bytearray(open(path, "rb").read())
+    moov = find(data, ["moov"])[0]
+    mdat = find(data, ["mdat"])[0]
+    assert moov[0] > mdat[0], "moov must come after mdat (growing it would move the samples)"
+    for offset, header, size in find(data, ["moov", "trak"]):
+        handlers = find(data, ["mdia", "hdlr"], offset + header, offset + size)
+        if handlers and data[handlers[0][0] + 16:handlers[0][0] + 20] == b"vide":
+            chain = [(offset, header)]
+            start, end = offset + header, offset + size
+            for kind in ["mdia", "minf", "stbl", "stsd"]:
+                box = find(data, [kind], start, end)[0]
+                chain.append(box[:2])
+                start, end = box[0] + box[1], box[0] + box[2]
+            entry_at = start + 8  # stsd: version, flags, entry count
+            entry_size = struct.unpack(">I", data[entry_at:entry_at + 4])[0]
+            break
+    else:
+        sys.exit("no video track")
+    # The configuration record (Dolby's ISO BMFF spec, 24 bytes): version 1.0, then
+    # profile(7) level(6) rpu(1) el(1) bl(1), compatibility id(4) and reserved bits.
+    bits = (profile << 9) | (level << 3) | (1 << 2) | (0 << 1) | 1
+    record = bytes([1, 0]) + struct.pack(">H", bits) + bytes([compatibility << 4]) + bytes(19)
+    kind = b"dvcC" if profile <= 7 else b"dvvC"
+    box = struct.pack(">I4s", 8 + len(record), kind) + record
+    data[entry_at + 4:entry_at + 8] = fourcc.encode("latin-1")
+    data[entry_at + entry_size:entry_at + entry_size] = box
+    for offset, _ in [moov[:2]] + chain + [(entry_at, 8)]:
+        struct.pack_into(">I", data, offset, struct.unpack(">I", data[offset:offset + 4])[0] + len(box))
+    open(path, "wb").write(data)
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 7 and sys.argv[1] == "matrix":
         set_matrix(sys.argv[2], *(int(v) for v in sys.argv[3:7]))
@@ -135,5 +175,7 @@ if __name__ == "__main__":
         mdat_to_end(sys.argv[2])
     elif len(sys.argv) == 3 and sys.argv[1] == "empty-video":
         empty_video(sys.argv[2])
+    elif len(sys.argv) == 7 and sys.argv[1] == "dolby-vision":
+        dolby_vision(sys.argv[2], sys.argv[3], *(int(v) for v in sys.argv[4:7]))
     else:
         sys.exit(__doc__)

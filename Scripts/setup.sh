@@ -12,6 +12,7 @@ packages=(
   sndfile-programs  # sndfile-info: WAV header validation
   sox               # soxi: WAV header validation; 32-bit WAV for a fixture
   flac              # the flac encoder: a 32-bit FLAC fixture (FFmpeg 5.1 cannot write one)
+  libheif-examples  # heif-enc: a real HEIF fixture (FFmpeg 5.1 cannot write one); heif-info: its oracle
   jq                # README examples, demo
   time              # /usr/bin/time: peak memory in the benchmark
   bc                # arithmetic in the benchmark

@@ -165,7 +165,7 @@ _media2wav() {
     local -a repeating_flags=()
     local -a non_repeating_flags=(--force --no-sync --analyze --analyze-only --json -q --quiet -v --verbose -0 --null --allow-references --allow-network --version -h --help)
     local -a repeating_options=()
-    local -a non_repeating_options=(-o --output --output-dir --stream --language --format --rate --channels --start --end --duration --fade-in --fade-out --gain --silence-threshold --silence-duration --normalize --true-peak -j --jobs --files-from --max-bytes --timeout)
+    local -a non_repeating_options=(-o --output --output-dir --stream --language --format --rate --channels --start --end --duration --fade-in --fade-out --gain --silence-threshold --silence-duration --normalize --true-peak -j --jobs --files-from --input-format --max-bytes --timeout)
     __media2wav_offer_flags_options -1
 
     # Offer option value completions
@@ -228,6 +228,9 @@ _media2wav() {
     '--files-from')
         return
         ;;
+    '--input-format')
+        return
+        ;;
     '--max-bytes')
         return
         ;;
@@ -256,7 +259,7 @@ _media2wav_mix() {
     repeating_flags=()
     non_repeating_flags=(--limit --json --force --no-sync --allow-references -q --quiet -v --verbose --version -h --help)
     repeating_options=()
-    non_repeating_options=(-o --output --length --rate --channels --format --description)
+    non_repeating_options=(-o --output --length --rate --channels --format --description --input-format)
     __media2wav_offer_flags_options -1
 
     # Offer option value completions
@@ -278,6 +281,9 @@ _media2wav_mix() {
         return
         ;;
     '--description')
+        return
+        ;;
+    '--input-format')
         return
         ;;
     esac

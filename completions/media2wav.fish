@@ -20,10 +20,10 @@ function __media2wav_parse_tokens -S
     set -l unparsed_tokens (__media2wav_tokens -pc)
     switch $unparsed_tokens[1]
     case 'media2wav'
-        __media2wav_parse_subcommand -r 1 'o/output=' 'output-dir=' 'force' 'no-sync' 'stream=' 'language=' 'format=' 'rate=' 'channels=' 'start=' 'end=' 'duration=' 'fade-in=' 'fade-out=' 'gain=' 'analyze' 'analyze-only' 'silence-threshold=' 'silence-duration=' 'normalize=' 'true-peak=' 'j/jobs=' 'json' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'allow-network' 'max-bytes=' 'timeout=' 'version' 'h/help'
+        __media2wav_parse_subcommand -r 1 'o/output=' 'output-dir=' 'force' 'no-sync' 'stream=' 'language=' 'format=' 'rate=' 'channels=' 'start=' 'end=' 'duration=' 'fade-in=' 'fade-out=' 'gain=' 'analyze' 'analyze-only' 'silence-threshold=' 'silence-duration=' 'normalize=' 'true-peak=' 'j/jobs=' 'json' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'input-format=' 'allow-network' 'max-bytes=' 'timeout=' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'mix'
-            __media2wav_parse_subcommand -r 1 'o/output=' 'length=' 'rate=' 'channels=' 'format=' 'limit' 'description=' 'json' 'force' 'no-sync' 'allow-references' 'q/quiet' 'v/verbose' 'version' 'h/help'
+            __media2wav_parse_subcommand -r 1 'o/output=' 'length=' 'rate=' 'channels=' 'format=' 'limit' 'description=' 'json' 'force' 'no-sync' 'allow-references' 'input-format=' 'q/quiet' 'v/verbose' 'version' 'h/help'
         case 'help'
             __media2wav_parse_subcommand -r 1 'version'
         end
@@ -107,6 +107,7 @@ complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_op
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" files-from' -l 'files-from' -d 'Also take the inputs listed in this file, one per line (\'-\': standard input), read as the work goes: no argument-length limit, output before the list ends.' -rfka ''
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" 0 null' -s '0' -l 'null' -d 'The --files-from list is separated by NUL bytes (find -print0), not newlines.'
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" allow-references' -l 'allow-references' -d 'Let playlists and lists (HLS, DASH, concat, image patterns) open the local files they name.'
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" input-format' -l 'input-format' -d 'Read the inputs as this format instead of recognizing it from their bytes: an FFmpeg demuxer name (mp3, mov, matroska, mpegts, jpeg_pipe, ...; \'ffmpeg -demuxers\' lists them). Demuxers that open other files (hls, concat, image2, ...) need --allow-references.' -rfka ''
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" allow-network' -l 'allow-network' -d 'Read inputs named http:// or https:// URLs over the network (range requests). Never references inside files; redirects to other schemes fail.'
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" max-bytes' -l 'max-bytes' -d 'Read at most this many bytes of one input (warning byte_limit_reached).' -rfka ''
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" timeout' -l 'timeout' -d 'Give up on an input after this many seconds (error code timeout); the others go on. A FIFO that nobody writes to fails after 10 s without it.' -rfka ''
@@ -125,6 +126,7 @@ complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_op
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav mix" force' -l 'force' -d 'Replace existing output files (regular files only; nothing else is replaced).'
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav mix" no-sync' -l 'no-sync' -d 'Do not fsync each finished file and its directory (faster; a crash or power cut soon after may then lose a file that was reported as written).'
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav mix" allow-references' -l 'allow-references' -d 'Let playlists and lists (HLS, DASH, concat, image patterns) open the local files they name.'
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav mix" input-format' -l 'input-format' -d 'Read the inputs as this format instead of recognizing it from their bytes: an FFmpeg demuxer name (mp3, mov, matroska, mpegts, jpeg_pipe, ...; \'ffmpeg -demuxers\' lists them). Demuxers that open other files (hls, concat, image2, ...) need --allow-references.' -rfka ''
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav mix" q quiet' -s 'q' -l 'quiet' -d 'Print no report and no progress or warnings: only errors reach standard error, and the exit status tells the outcome.'
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav mix" v verbose' -s 'v' -l 'verbose' -d 'Also print FFmpeg\'s warnings on standard error.'
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav mix" version' -l 'version' -d 'Show the version.'

@@ -165,7 +165,7 @@ _mediacompat() {
     local -a repeating_flags=()
     local -a non_repeating_flags=(--suggest --json --ndjson --strict --list-platforms -q --quiet -v --verbose -0 --null --allow-references --allow-network --version -h --help)
     local -a repeating_options=(-p --platform)
-    local -a non_repeating_options=(--delivery --explain -j --jobs --files-from --max-bytes --timeout)
+    local -a non_repeating_options=(--delivery --explain -j --jobs --files-from --input-format --max-bytes --timeout)
     __mediacompat_offer_flags_options -1
 
     # Offer option value completions
@@ -186,6 +186,9 @@ _mediacompat() {
         return
         ;;
     '--files-from')
+        return
+        ;;
+    '--input-format')
         return
         ;;
     '--max-bytes')

@@ -165,7 +165,7 @@ _mediamerge() {
     local -a repeating_flags=()
     local -a non_repeating_flags=(--force --no-sync --plan --dry-run --auto --copy --encode --fit --fill -q --quiet -v --verbose -0 --null --allow-references --version -h --help)
     local -a repeating_options=()
-    local -a non_repeating_options=(-o --output --size -p --platform -j --jobs --files-from --timeout)
+    local -a non_repeating_options=(-o --output --size -p --platform -j --jobs --files-from --input-format --timeout)
     __mediamerge_offer_flags_options -1
 
     # Offer option value completions
@@ -184,6 +184,9 @@ _mediamerge() {
         return
         ;;
     '--files-from')
+        return
+        ;;
+    '--input-format')
         return
         ;;
     '--timeout')

@@ -20,7 +20,7 @@ function __mediamerge_parse_tokens -S
     set -l unparsed_tokens (__mediamerge_tokens -pc)
     switch $unparsed_tokens[1]
     case 'mediamerge'
-        __mediamerge_parse_subcommand -r 1 'o/output=' 'force' 'no-sync' 'plan' 'dry-run' 'auto' 'copy' 'encode' 'size=' 'fit' 'fill' 'p/platform=' 'j/jobs=' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'timeout=' 'version' 'h/help'
+        __mediamerge_parse_subcommand -r 1 'o/output=' 'force' 'no-sync' 'plan' 'dry-run' 'auto' 'copy' 'encode' 'size=' 'fit' 'fill' 'p/platform=' 'j/jobs=' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'input-format=' 'timeout=' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __mediamerge_parse_subcommand -r 1 'version'
@@ -95,6 +95,7 @@ complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" files-from' -l 'files-from' -d 'Also take the inputs listed in this file, one per line (\'-\': standard input), read as the work goes: no argument-length limit, output before the list ends.' -rfka ''
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" 0 null' -s '0' -l 'null' -d 'The --files-from list is separated by NUL bytes (find -print0), not newlines.'
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" allow-references' -l 'allow-references' -d 'Let playlists and lists (HLS, DASH, concat, image patterns) open the local files they name.'
+complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" input-format' -l 'input-format' -d 'Read the inputs as this format instead of recognizing it from their bytes: an FFmpeg demuxer name (mp3, mov, matroska, mpegts, jpeg_pipe, ...; \'ffmpeg -demuxers\' lists them). Demuxers that open other files (hls, concat, image2, ...) need --allow-references.' -rfka ''
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" timeout' -l 'timeout' -d 'Give up on an input after this many seconds (error code timeout); the others go on. A FIFO that nobody writes to fails after 10 s without it.' -rfka ''
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" version' -l 'version' -d 'Show the version.'
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" h help' -s 'h' -l 'help' -d 'Show help information.'

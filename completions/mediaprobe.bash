@@ -165,7 +165,7 @@ _mediaprobe() {
     local -a repeating_flags=()
     local -a non_repeating_flags=(--scan --verify --verify-fast --summary --ndjson -r --recursive -0 --null --allow-references --allow-network -q --quiet -v --verbose --version -h --help)
     local -a repeating_options=(--compat)
-    local -a non_repeating_options=(--hash -j --jobs --files-from --max-bytes --timeout)
+    local -a non_repeating_options=(--hash -j --jobs --files-from --input-format --max-bytes --timeout)
     __mediaprobe_offer_flags_options -1
 
     # Offer option value completions
@@ -178,6 +178,9 @@ _mediaprobe() {
         return
         ;;
     '--files-from')
+        return
+        ;;
+    '--input-format')
         return
         ;;
     '--max-bytes')

@@ -20,7 +20,7 @@ function __mediaprobe_parse_tokens -S
     set -l unparsed_tokens (__mediaprobe_tokens -pc)
     switch $unparsed_tokens[1]
     case 'mediaprobe'
-        __mediaprobe_parse_subcommand -r 1 'scan' 'verify' 'verify-fast' 'hash=' 'summary' 'ndjson' 'j/jobs=' 'r/recursive' 'files-from=' '0/null' 'allow-references' 'allow-network' 'max-bytes=' 'timeout=' 'compat=+' 'q/quiet' 'v/verbose' 'version' 'h/help'
+        __mediaprobe_parse_subcommand -r 1 'scan' 'verify' 'verify-fast' 'hash=' 'summary' 'ndjson' 'j/jobs=' 'r/recursive' 'files-from=' '0/null' 'allow-references' 'input-format=' 'allow-network' 'max-bytes=' 'timeout=' 'compat=+' 'q/quiet' 'v/verbose' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __mediaprobe_parse_subcommand -r 1 'version'
@@ -88,6 +88,7 @@ complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" files-from' -l 'files-from' -d 'Also take the inputs listed in this file, one per line (\'-\': standard input), read as the work goes: no argument-length limit, output before the list ends.' -rfka ''
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" 0 null' -s '0' -l 'null' -d 'The --files-from list is separated by NUL bytes (find -print0), not newlines.'
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" allow-references' -l 'allow-references' -d 'Let playlists and lists (HLS, DASH, concat, image patterns) open the local files they name.'
+complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" input-format' -l 'input-format' -d 'Read the inputs as this format instead of recognizing it from their bytes: an FFmpeg demuxer name (mp3, mov, matroska, mpegts, jpeg_pipe, ...; \'ffmpeg -demuxers\' lists them). Demuxers that open other files (hls, concat, image2, ...) need --allow-references.' -rfka ''
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" allow-network' -l 'allow-network' -d 'Read inputs named http:// or https:// URLs over the network (range requests). Never references inside files; redirects to other schemes fail.'
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" max-bytes' -l 'max-bytes' -d 'Read at most this many bytes of one input (warning byte_limit_reached).' -rfka ''
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" timeout' -l 'timeout' -d 'Give up on an input after this many seconds (error code timeout); the others go on. A FIFO that nobody writes to fails after 10 s without it.' -rfka ''

@@ -129,6 +129,14 @@ final class AudioSource {
     } catch {
       throw .decoder(error.message)
     }
+    if let mismatch = input.formatMismatch {
+      warn(
+        "format_mismatch: FFmpeg's probe named \(mismatch.detected) (score \(mismatch.score)) "
+          + "where the extension names \(mismatch.expected); read as \(mismatch.kept)")
+    }
+    if input.skippedBytes > 0 {
+      warn("leading_junk: \(input.skippedBytes) bytes before the first frame were skipped")
+    }
     if let seekFailure { warn(seekFailure) }
   }
 

@@ -32,6 +32,8 @@ public struct ExtractOptions: Sendable {
   public var gainDB: Double?
   /// Let playlist-like inputs open the local files they name.
   public var allowReferences = false
+  /// Read the input with this FFmpeg demuxer instead of probing its bytes (`--input-format`).
+  public var inputFormat: String?
   /// `fsync` the finished file before it gets its name, and its directory after, so a completed
   /// WAV survives a crash or a power cut (`--no-sync` turns it off).
   public var sync = true
@@ -50,9 +52,11 @@ public struct ExtractOptions: Sendable {
   /// Gain or fades apply (the samples go through float).
   var hasEffects: Bool { gainDB != nil || fadeIn != nil || fadeOut != nil }
 
-  /// How the input is opened: references, the time limit, the byte cap.
+  /// How the input is opened: references, the format, the time limit, the byte cap.
   var probeOptions: ProbeOptions {
-    ProbeOptions(allowReferences: allowReferences, timeout: timeout, maxBytes: maxBytes)
+    ProbeOptions(
+      allowReferences: allowReferences, timeout: timeout, maxBytes: maxBytes,
+      inputFormat: inputFormat)
   }
 
   /// Defaults: the automatic stream, s16, the source's rate and channels, everything.

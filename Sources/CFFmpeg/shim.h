@@ -6,6 +6,7 @@
 #include <libavutil/avutil.h>
 #include <libavutil/channel_layout.h>
 #include <libavutil/display.h>
+#include <libavutil/dovi_meta.h>
 #include <libavutil/pixdesc.h>
 #include <libavutil/opt.h>
 #include <libavutil/md5.h>

@@ -53,10 +53,14 @@ public struct ClipProber: Sendable {
   private let options: ProbeOptions
 
   /// A prober; the options are those of `mediaprobe` (`--allow-references`, `--timeout`,
-  /// `--max-bytes`).
-  public init(allowReferences: Bool = false, timeout: Double? = nil, maxBytes: Int64? = nil) {
+  /// `--max-bytes`, `--input-format`: the demuxer the probe used is also ffmpeg's `-f`).
+  public init(
+    allowReferences: Bool = false, timeout: Double? = nil, maxBytes: Int64? = nil,
+    inputFormat: String? = nil
+  ) {
     options = ProbeOptions(
-      scan: true, allowReferences: allowReferences, timeout: timeout, maxBytes: maxBytes)
+      scan: true, allowReferences: allowReferences, timeout: timeout, maxBytes: maxBytes,
+      inputFormat: inputFormat)
     prober = Prober(options: options)
   }
 

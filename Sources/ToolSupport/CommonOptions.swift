@@ -76,6 +76,9 @@ public struct InputOptions: ParsableArguments, Sendable {
   /// `--allow-references`: let referencing demuxers open local files.
   public var allowReferences: Bool { references.allowReferences }
 
+  /// `--input-format`: the FFmpeg demuxer to read every input with, instead of probing.
+  public var inputFormat: String? { references.inputFormat }
+
   /// No options given.
   public init() {}
 
@@ -101,8 +104,9 @@ public struct InputOptions: ParsableArguments, Sendable {
   }
 }
 
-/// Whether playlists and lists may open the files they name: `--allow-references` (part of
-/// `InputOptions`; alone where there is no input list, as in `media2wav mix`).
+/// How inputs are opened: whether playlists and lists may open the files they name
+/// (`--allow-references`) and which demuxer reads them (`--input-format`). Part of
+/// `InputOptions`; alone where there is no input list, as in `media2wav mix`.
 public struct ReferenceOptions: ParsableArguments, Sendable {
   /// `--allow-references`: let referencing demuxers open local files.
   @Flag(
@@ -111,8 +115,32 @@ public struct ReferenceOptions: ParsableArguments, Sendable {
   )
   public var allowReferences = false
 
+  /// `--input-format`: read every input with this FFmpeg demuxer instead of probing its bytes.
+  @Option(
+    help: ArgumentHelp(
+      "Read the inputs as this format instead of recognizing it from their bytes: an FFmpeg demuxer name (mp3, mov, matroska, mpegts, jpeg_pipe, ...; 'ffmpeg -demuxers' lists them). Demuxers that open other files (hls, concat, image2, ...) need --allow-references.",
+      valueName: "name"))
+  public var inputFormat: String?
+
   /// No options given.
   public init() {}
+
+  /// `--input-format` names one of FFmpeg's demuxers, and one that opens other files only with
+  /// `--allow-references`.
+  public func validate() throws {
+    guard let inputFormat else { return }
+    guard InputFormats.exists(inputFormat) else {
+      let close = InputFormats.suggestions(for: inputFormat)
+      let hint = close.isEmpty ? "" : " (did you mean \(close.joined(separator: ", "))?)"
+      throw ValidationError(
+        "unknown input format '\(inputFormat)'\(hint): the names are FFmpeg's demuxers, listed by 'ffmpeg -demuxers'"
+      )
+    }
+    if InputFormats.opensOtherResources(inputFormat) && !allowReferences {
+      throw ValidationError(
+        "--input-format \(inputFormat) opens other files or URLs: it needs --allow-references")
+    }
+  }
 }
 
 /// What becomes of an output file that exists, and whether it is synced: `--force`,

@@ -258,6 +258,7 @@ struct Media2WavCommand: ParsableCommand {
     options.fadeOut = fadeOut
     options.gainDB = gain
     options.allowReferences = input.allowReferences
+    options.inputFormat = input.inputFormat
     options.sync = !outputFile.noSync
     options.timeout = limits.timeout
     options.maxBytes = network.maxBytes

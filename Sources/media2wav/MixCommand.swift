@@ -167,7 +167,8 @@ struct MixCommand: ParsableCommand {
     let report: MixReport
     do throws(MixError) {
       report = try Mixer().mix(
-        mix, to: destination, sync: !outputFile.noSync, allowReferences: references.allowReferences
+        mix, to: destination, sync: !outputFile.noSync, allowReferences: references.allowReferences,
+        inputFormat: references.inputFormat
       ) { progress in bar.update(done: progress.seconds, total: progress.total) }
       bar.finish()
     } catch {

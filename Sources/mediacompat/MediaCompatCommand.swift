@@ -132,8 +132,8 @@ struct MediaCompatCommand: ParsableCommand {
     let checker = CompatibilityChecker(delivery: delivery)
     let prober = Prober(
       options: ProbeOptions(
-        allowReferences: input.allowReferences, timeout: limits.timeout, maxBytes: network.maxBytes)
-    )
+        allowReferences: input.allowReferences, timeout: limits.timeout, maxBytes: network.maxBytes,
+        inputFormat: input.inputFormat))
     let options = network
     let suggest = self.suggest
     let inputs = try input.inputs(arguments: paths)

@@ -215,7 +215,8 @@ struct MediaMergeCommand: ParsableCommand {
   /// - Returns: the clips, and the errors of those that could not be probed, in order.
   func probe(_ paths: [String]) -> (clips: [ProbedClip], errors: [MergeError]) {
     let prober = ClipProber(
-      allowReferences: input.allowReferences, timeout: limits.timeout)
+      allowReferences: input.allowReferences, timeout: limits.timeout,
+      inputFormat: input.inputFormat)
     let results = Mutex<[Int: Result<ProbedClip, MergeError>]>([:])
     orderedParallel(count: paths.count, jobs: parallel.jobs) { index in
       do throws(MergeError) {

@@ -30,8 +30,15 @@ struct MediaProbeCommand: ParsableCommand {
 
       A file that cannot be probed is reported in its place as \
       {"path": ..., "error": {"code": ..., "message": ...}} and the others still run. Codes: \
-      not_found, not_a_file, permission_denied, empty, unrecognized_format, truncated, corrupt, \
-      refused_reference, read_error, timeout.
+      not_found, not_a_file, permission_denied, empty, unrecognized_format, unsupported_format \
+      (a HEIF image, which FFmpeg 5.1 cannot read), truncated, corrupt, refused_reference, \
+      read_error, timeout.
+
+      Warnings (the "warnings" list) include format_mismatch (FFmpeg's probe guessed, with a \
+      low score, a format the file's extension contradicts; the extension's was tried and kept \
+      if its stream decodes) and leading_junk (bytes before an MP3's first frame were skipped). \
+      A single picture (JPEG, PNG, WebP, AVIF) is one video stream with disposition \
+      still_image and no duration or frame rate; a JPEG's EXIF orientation is its orientation.
 
       VERIFY: --verify decodes every audio and video stream to the end and adds to each a \
       "decode" object (frames or samples output, first and end time, errors: the count of \
@@ -155,7 +162,7 @@ struct MediaProbeCommand: ParsableCommand {
       options: ProbeOptions(
         scan: scan, allowReferences: input.allowReferences, timeout: limits.timeout,
         maxBytes: network.maxBytes, verify: scope, hash: hash != nil,
-        decoderThreads: Int32(max(1, coreCount / workers))))
+        decoderThreads: Int32(max(1, coreCount / workers)), inputFormat: input.inputFormat))
     let selected = (try? PlatformDatabase.resolve(list: compat)) ?? []
     let checker = CompatibilityChecker()
     let single = inputs.isSingleArgument

@@ -79,7 +79,7 @@ import Testing
   func hostileInputsOpenNothingElse(_ tool: String) throws {
     let directory = try TemporaryDirectory()
     let inputs = try Self.makeInputs(in: directory)
-    #expect(inputs.count >= 13)
+    #expect(inputs.count >= 14)
     let output = directory.path("out")
     try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
     for (name, refs) in inputs {
@@ -124,6 +124,29 @@ import Testing
     let opens = try String(contentsOfFile: traceFile, encoding: .utf8).split(separator: "\n")
       .filter { $0.contains("\"\(input)\"") }
     #expect(opens.count == 1, "\(tool): \(opens)")
+  }
+
+  /// A JPEG named like a pattern is one picture: probed with the single-image demuxer, which
+  /// reads only the input. With `--allow-references` FFmpeg's probe keeps image2, which on our
+  /// own I/O context reads no pattern either (img2dec.c sets `PT_NONE` when the context has a
+  /// `pb`): the same single picture, and still nothing else opened.
+  @Test func anImageNamedLikeAPatternIsReadAlone() throws {
+    let directory = try TemporaryDirectory()
+    _ = try Self.makeInputs(in: directory)
+    let input = directory.path("img%03d.jpg")
+    for (options, demuxer) in [([String](), "jpeg_pipe"), (["--allow-references"], "image2")] {
+      let (result, trace) = try traced("mediaprobe", options + [input], input: input, in: directory)
+      #expect(result.status == 0, "\(result.stderr)")
+      let json = try result.json()
+      #expect(value(json, "container", "format_name") as? String == demuxer)
+      #expect(value(json, "streams", 0, "disposition", "still_image") as? Bool == true)
+      #expect(trace.touchedInput)
+      let outside = Set(trace.pathsAfterInput.filter { !allowed($0, input: input, output: nil) })
+      #expect(outside.isEmpty, "\(options): opened \(outside.sorted())")
+      for sibling in ["img001.jpg", "img002.jpg"] {
+        #expect(!trace.allPaths.contains(directory.path(sibling)), "\(options): \(sibling)")
+      }
+    }
   }
 
   /// The same inputs with `--allow-references` do open the files they name: the inputs are

@@ -68,6 +68,14 @@ write("frame.y", bytes(16 * 16))
 write("frame.U", bytes(8 * 8))
 write("frame.V", bytes(8 * 8))
 entry("frame.y", "frame.U", "frame.V")
+# A real JPEG named like a pattern, beside files the pattern matches: read as the one picture it
+# is (jpeg_pipe), never as image2's sequence.
+subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
+                "testsrc2=size=160x120", "-frames:v", "1", "-update", "1",
+                os.path.join(out, "photo-source.jpg")], check=True)
+for name in ("img%03d.jpg", "img001.jpg", "img002.jpg"):
+    shutil.copyfile(os.path.join(out, "photo-source.jpg"), os.path.join(out, name))
+entry("img%03d.jpg", "img001.jpg", "img002.jpg")
 
 # MLV (mlvdec.c): an MLVI header; the demuxer scans clip.M00 ... clip.M99 beside clip.MLV.
 mlvi = b"MLVI" + struct.pack("<I", 52) + b"v2.0\0\0\0\0" + struct.pack("<Q", 0x1234) + bytes(32)

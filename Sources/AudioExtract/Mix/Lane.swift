@@ -14,6 +14,7 @@ final class Lane {
   let number: Int
   private let target: SourceTarget
   private let allowReferences: Bool
+  private let inputFormat: String?
   private var source: AudioSource?
   /// The format the first play decoded to.
   private(set) var format: PCMFormat?
@@ -52,13 +53,15 @@ final class Lane {
   /// Opens the input's first play.
   ///
   /// - Throws: `MixError` naming this input.
-  init(_ input: MixInput, number: Int, target: SourceTarget, allowReferences: Bool)
-    throws(MixError)
-  {
+  init(
+    _ input: MixInput, number: Int, target: SourceTarget, allowReferences: Bool,
+    inputFormat: String? = nil
+  ) throws(MixError) {
     self.input = input
     self.number = number
     self.target = target
     self.allowReferences = allowReferences
+    self.inputFormat = inputFormat
     try open()
   }
 
@@ -66,7 +69,8 @@ final class Lane {
     do throws(ExtractError) {
       let opened = try AudioSource(
         opening: input.path == "-" ? .standardInput : .file(input.path),
-        probe: ProbeOptions(allowReferences: allowReferences), choice: input.stream,
+        probe: ProbeOptions(allowReferences: allowReferences, inputFormat: inputFormat),
+        choice: input.stream,
         start: input.start, duration: input.duration, target: target)
       opened.continuesAfterEnd = input.loop
       source = opened

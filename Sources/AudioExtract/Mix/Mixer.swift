@@ -65,12 +65,14 @@ public struct Mixer: Sendable {
   ///
   /// - Parameters:
   ///   - sync: `fsync` the output before it gets its name (`--no-sync` turns it off).
+  ///   - inputFormat: read every input with this FFmpeg demuxer (`--input-format`).
   ///   - progress: called now and then with the seconds of output written.
   /// - Throws: `ExtractError` with a stable code; `.input` codes name the input in `inputIndex`
   ///   order through `MixError`.
   public func mix(
     _ description: MixDescription, to destination: OutputDestination, sync: Bool = true,
-    allowReferences: Bool = false, rf64Limit: UInt64 = UInt64(UInt32.max),
+    allowReferences: Bool = false, inputFormat: String? = nil,
+    rf64Limit: UInt64 = UInt64(UInt32.max),
     progress: ((ExtractionProgress) -> Void)? = nil
   ) throws(MixError) -> MixReport {
     if let problem = description.problem {
@@ -82,7 +84,7 @@ public struct Mixer: Sendable {
       target: SourceTarget(
         encoding: description.format, float: true, sampleRate: description.sampleRate,
         channels: description.channels),
-      allowReferences: allowReferences)
+      allowReferences: allowReferences, inputFormat: inputFormat)
     try first.fill(through: 1)
     guard let decided = first.format else {
       throw MixError(input: 0, error: .noDecodableAudio("the first input's format is unknown"))
@@ -98,7 +100,7 @@ public struct Mixer: Sendable {
         target: SourceTarget(
           encoding: format.encoding, float: true, sampleRate: format.sampleRate,
           channels: format.channels, channelMask: format.channelMask),
-        allowReferences: allowReferences)
+        allowReferences: allowReferences, inputFormat: inputFormat)
       lane.place(rate: format.sampleRate)
       lanes.append(lane)
     }

@@ -51,6 +51,10 @@ package final class ByteSource {
   package private(set) var hitByteCap = false
   /// A read stopped at the deadline.
   package private(set) var timedOut = false
+  /// Where the media starts in a local regular file whose first bytes are junk (see
+  /// `skipLeadingBytes`): libavformat's offsets, `bytes(at:)` and `size` count from here.
+  package private(set) var origin: Int64 = 0
+  /// The read position, from `origin`.
   private var position: Int64 = 0
   /// For a remote input, the file's first bytes as they came (up to `headLimit`): libavformat
   /// goes back to the head after probing the format, and the box walk reads it again; served
@@ -190,10 +194,45 @@ package final class ByteSource {
     }
   }
 
-  /// The file's size, for a regular file.
+  /// The file's size from `origin` on (the whole file unless junk was skipped), for a regular
+  /// file.
   package var size: Int64? {
+    if case .regular(let size) = kind { return size - origin }
+    return nil
+  }
+
+  /// A regular file on the local file system (or standard input redirected from one): it can be
+  /// read again from any offset, cheaply.
+  package var isLocalFile: Bool { remote == nil && kind != .stream }
+
+  /// The whole file's size, junk included, for a regular file.
+  package var fileSize: Int64? {
     if case .regular(let size) = kind { return size }
     return nil
+  }
+
+  /// Makes the media start `offset` bytes into a local regular file (the bytes before it are
+  /// junk): from now on libavformat, `bytes(at:)` and `size` see the file from there. Moves the
+  /// read position to the new start, as `rewind` does.
+  ///
+  /// - Returns: false (and changes nothing) for a stream, a remote input or an offset outside
+  ///   the file.
+  package func skipLeadingBytes(_ offset: Int64) -> Bool {
+    guard remote == nil, let size = fileSize, offset >= 0, offset < size else { return false }
+    origin = offset
+    return rewind()
+  }
+
+  /// Moves the read position back to the start (`origin`), so that a new I/O context reads the
+  /// input again from its first byte.
+  ///
+  /// - Returns: false for a stream (which cannot go back).
+  @discardableResult
+  package func rewind() -> Bool {
+    guard kind != .stream else { return false }
+    if remote == nil, lseek(fd, off_t(origin), SEEK_SET) < 0 { return false }
+    position = 0
+    return true
   }
 
   /// The deadline passed.
@@ -294,6 +333,22 @@ package final class ByteSource {
   /// Moves the read position (libavformat's seek callback); `AVSEEK_SIZE` asks for the size.
   func seek(offset: Int64, whence: Int32) -> Int64 {
     if whence & AVSEEK_SIZE != 0 { return size ?? Int64(mt_averror(ENOSYS)) }
+    if origin > 0 {
+      // A window on a local file: offsets count from the origin.
+      let target: Int64
+      switch whence & ~AVSEEK_FORCE {
+      case SEEK_SET: target = offset
+      case SEEK_CUR: target = position + offset
+      case SEEK_END: target = (size ?? 0) + offset
+      default: return Int64(mt_averror(EINVAL))
+      }
+      guard target >= 0 else { return Int64(mt_averror(EINVAL)) }
+      guard lseek(fd, off_t(origin + target), SEEK_SET) >= 0 else {
+        return Int64(mt_averror(errno))
+      }
+      position = target
+      return target
+    }
     guard kind != .stream else { return Int64(mt_averror(ESPIPE)) }
     if remote != nil {
       // The remote client seeks when it reads next (the box walk may move it meanwhile).
@@ -336,7 +391,9 @@ package final class ByteSource {
       }
       return Array(buffer.prefix(Int(read)))
     }
-    let read = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
+    let read = buffer.withUnsafeMutableBytes {
+      pread(fd, $0.baseAddress, count, off_t(offset) + off_t(origin))
+    }
     guard read > 0 else { return [] }
     bytesRead += Int64(read)
     return Array(buffer.prefix(read))

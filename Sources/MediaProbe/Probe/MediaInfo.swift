@@ -45,6 +45,13 @@ public enum ProbeWarning: String, Codable, Sendable, Comparable {
   /// `frame_count`), but it is left out of the span and is not damage. Seen with `--scan` and
   /// `--verify`, which read the packets.
   case trailingData = "trailing_data"
+  /// FFmpeg's probe named, with a low score, a format the file's extension contradicts (an MP3
+  /// behind junk probes as AMR); the extension's format was tried and kept if its stream
+  /// decodes (`container.format_name` says which was kept).
+  case formatMismatch = "format_mismatch"
+  /// Bytes of junk come before the first frame of an MPEG audio file; they were skipped
+  /// (the durations and the decoding start at the first frame).
+  case leadingJunk = "leading_junk"
 
   /// Sorted by code.
   public static func < (a: ProbeWarning, b: ProbeWarning) -> Bool { a.rawValue < b.rawValue }
@@ -167,10 +174,32 @@ public struct VideoInfo: Codable, Sendable, Equatable {
   public var color: ColorInfo
   /// `hdr10`, `hlg`, `dolby_vision`, or null for SDR/unknown.
   @NullEncoded public var hdr: String?
+  /// The Dolby Vision configuration record (`dvcC`/`dvvC`), null when the stream has none.
+  @NullEncoded public var dolbyVision: DolbyVision? = nil
   /// Nominal and average frame rates (and the scan's verdict with `--scan`).
   public var frameRate: FrameRate
   /// The display orientation (the track matrix), as AVFoundation's `preferredTransform`.
   public var orientation: Orientation
+}
+
+/// A Dolby Vision decoder configuration record (the `dvcC`/`dvvC` box of an MP4 sample entry,
+/// Matroska's `BlockAdditionMapping`), as FFmpeg exports it (`AV_PKT_DATA_DOVI_CONF`).
+public struct DolbyVision: Codable, Sendable, Equatable {
+  /// The record's version, `major.minor` (`1.0`).
+  public var version: String
+  /// The Dolby Vision profile (5, 7, 8, 9 for H.264/HEVC, 10 for AV1, ...).
+  public var profile: Int
+  /// The Dolby Vision level (1-13: resolution and frame rate).
+  public var level: Int
+  /// The stream carries the reference processing unit (RPU) metadata.
+  public var rpuPresent: Bool
+  /// The stream carries an enhancement layer.
+  public var elPresent: Bool
+  /// The stream carries a base layer.
+  public var blPresent: Bool
+  /// What a player without Dolby Vision gets from the base layer (0 none, 1 HDR10, 2 SDR,
+  /// 4 HLG, 6 BT.2100 PQ).
+  public var blCompatibilityId: Int
 }
 
 /// Colour description of a video stream (null fields are unspecified in the stream).

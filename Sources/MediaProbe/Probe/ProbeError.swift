@@ -10,6 +10,9 @@ public enum ProbeError: Error, Sendable, Equatable {
   case empty
   /// No demuxer recognizes the bytes as media.
   case unrecognizedFormat
+  /// The file is a known kind of media that FFmpeg 5.1 cannot read (a HEIF image), or the
+  /// demuxer asked for by name does not exist.
+  case unsupportedFormat(detail: String)
   /// The file ends before its container says it does (or before its index was written).
   case truncated(detail: String)
   /// A demuxer recognized the format but could not read it.
@@ -29,6 +32,7 @@ public enum ProbeError: Error, Sendable, Equatable {
     case .permissionDenied: "permission_denied"
     case .empty: "empty"
     case .unrecognizedFormat: "unrecognized_format"
+    case .unsupportedFormat: "unsupported_format"
     case .truncated: "truncated"
     case .corrupt: "corrupt"
     case .refusedReference: "refused_reference"
@@ -45,6 +49,7 @@ public enum ProbeError: Error, Sendable, Equatable {
     case .permissionDenied: "permission denied"
     case .empty: "the file is empty"
     case .unrecognizedFormat: "not a recognized media format"
+    case .unsupportedFormat(let detail): "unsupported format: \(detail)"
     case .truncated(let detail): "the file is truncated: \(detail)"
     case .corrupt(let demuxer, let detail): "\(demuxer) data could not be read: \(detail)"
     case .refusedReference(let demuxer):

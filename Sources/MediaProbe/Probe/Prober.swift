@@ -17,12 +17,14 @@ public struct ProbeOptions: Sendable {
   public var hash: Bool
   /// Threads each decoder may use when verifying (frame threads where the codec has them).
   public var decoderThreads: Int32
+  /// Read every input with this FFmpeg demuxer (`--input-format`) instead of probing its bytes.
+  public var inputFormat: String?
 
   /// Options; the defaults read only the headers, refuse references and set no limits.
   public init(
     scan: Bool = false, allowReferences: Bool = false, timeout: Double? = nil,
     maxBytes: Int64? = nil, verify: VerifyScope? = nil, hash: Bool = false,
-    decoderThreads: Int32 = 1
+    decoderThreads: Int32 = 1, inputFormat: String? = nil
   ) {
     self.scan = scan
     self.allowReferences = allowReferences
@@ -31,6 +33,7 @@ public struct ProbeOptions: Sendable {
     self.verify = verify
     self.hash = hash
     self.decoderThreads = decoderThreads
+    self.inputFormat = inputFormat
   }
 }
 
@@ -89,6 +92,8 @@ public struct Prober: Sendable {
       }
     }
     let mp3 = input.formatName == "mp3" ? MP3Info.read(input.source) : nil
+    if input.formatMismatch != nil { warnings.insert(.formatMismatch) }
+    if input.skippedBytes > 0 { warnings.insert(.leadingJunk) }
 
     var reader = StreamReader(input: input, layout: layout, mp3: mp3)
     var streams = (0..<input.streamCount).map { reader.stream(at: $0) }
@@ -122,13 +127,21 @@ public struct Prober: Sendable {
       fastStart: layout.map(\.movieBeforeData),
       tags: metadataDictionary(context.metadata))
 
-    let duration = fileDuration(input, streams: streams, measured: measured, layout: layout)
+    let still = Self.stillImage(input, layout: layout)
+    if let still {
+      for index in streams.indices where streams[index].type == .video {
+        streams[index].markStill(transform: still)
+      }
+    }
+    let duration =
+      still != nil ? nil : fileDuration(input, streams: streams, measured: measured, layout: layout)
     if duration?.source == .bitrate { warnings.insert(.durationFromBitrate) }
     let expected = duration.flatMap { $0.estimated || $0.source == .scan ? nil : $0.seconds }
     let integrity = verification?.integrity(expected: expected)
     if input.source.hitByteCap { warnings.insert(.byteLimitReached) }
     return MediaInfo(
-      path: path, sizeBytes: input.source.size.flatMap { source == .standardInput ? nil : $0 },
+      path: path,
+      sizeBytes: input.source.fileSize.flatMap { source == .standardInput ? nil : $0 },
       bytesRead: input.source.transferred, container: container, duration: duration,
       streams: streams, scanned: options.scan, warnings: warnings.sorted(), integrity: integrity)
   }
@@ -162,8 +175,9 @@ public struct Prober: Sendable {
     }
     let input: InputFile
     do {
-      input = try InputFile(
-        source: bytes, name: source.name, allowReferences: options.allowReferences)
+      input = try InputFile.open(
+        source: bytes, name: source.name, allowReferences: options.allowReferences,
+        format: options.inputFormat)
     } catch {
       throw probeError(for: error, source: bytes, timeout: options.timeout)
     }
@@ -197,11 +211,19 @@ public struct Prober: Sendable {
     case .unrecognized:
       return source.bytesRead == 0 && source.kind == .stream ? .empty : .unrecognizedFormat
     case .refused(let demuxer): return .refusedReference(demuxer: demuxer)
+    case .unknownFormat(let name):
+      return .unsupportedFormat(detail: "FFmpeg has no demuxer named \(name.debugDescription)")
     case .io(let error):
       if error.code == mt_averror(EACCES) { return .permissionDenied }
       if error.code == mt_averror(ENOENT) { return .notFound }
       return .readError(detail: error.message)
     case .unreadable(let demuxer, let error):
+      if demuxer.hasPrefix("mov,"), let image = HEIFImage.read(source) {
+        // A still image, not an interrupted recording: FFmpeg 5.1 reads no HEIF (only an AVIF
+        // file's primary item).
+        return .unsupportedFormat(
+          detail: "\(image.summary): FFmpeg 5.1 cannot read \(image.formatName) images")
+      }
       if demuxer.hasPrefix("mov,"), let layout = BoxLayout.read(source) {
         if let box = layout.boxPastEnd {
           return .truncated(detail: "the \(box) box extends past the end of the file")
@@ -214,6 +236,27 @@ public struct Prober: Sendable {
       if error.isEndOfFile { return .truncated(detail: "unexpected end of file") }
       return .corrupt(demuxer: demuxer, detail: error.message)
     }
+  }
+
+  /// The display transform of an input that is one still picture: a file a single-image demuxer
+  /// read (its EXIF orientation, for a JPEG), or an AVIF still FFmpeg 5.1 reads as a one-frame
+  /// MP4 (its `irot` rotation). Nil for anything else.
+  static func stillImage(_ input: InputFile, layout: BoxLayout?) -> AffineTransform? {
+    // image2 (only with --allow-references) reads one picture too: on our own I/O context it
+    // follows no pattern (img2dec.c: PT_NONE when the context has a pb).
+    if InputFormats.isImagePipe(input.formatName) || input.formatName == "image2" {
+      let orientation = JPEGOrientation.read(input.source)  // nil unless a JPEG with EXIF
+      let video = input.streams.first { $0.mediaType == AVMEDIA_TYPE_VIDEO }
+      let size = video.map { input.stream($0.index).pointee.codecpar.pointee }
+      return JPEGOrientation.transform(
+        orientation ?? 1, width: Int(size?.width ?? 0), height: Int(size?.height ?? 0))
+    }
+    if input.formatName.hasPrefix("mov,"), layout?.hasMovie != true,
+      let image = HEIFImage.read(input.source)
+    {
+      return image.transform
+    }
+    return nil
   }
 
   /// Where the samples the demuxer indexed lie against the end of the file.
@@ -774,6 +817,23 @@ public struct Prober: Sendable {
 }
 
 extension MediaStream {
+  /// Makes a video stream of a still picture say so: the `still_image` disposition, the
+  /// picture's orientation, and no duration or frame rate (a picture is shown, not played).
+  mutating func markStill(transform: AffineTransform) {
+    disposition["still_image"] = true
+    duration = nil
+    if frameCountSource != .index && frameCountSource != .scan {
+      frameCount = nil
+      frameCountSource = nil
+    }
+    guard var video else { return }
+    video.frameRate = FrameRate(nominal: nil, average: nil)
+    video.orientation = Orientation(
+      transform: transform, width: video.width, height: video.height,
+      sampleAspectRatio: video.sampleAspectRatio)
+    self.video = video
+  }
+
   /// Replaces header values with what reading packets measured.
   mutating func apply(_ measurement: Prober.Measurement, timeBase: Rational) {
     if let scan = measurement.scan, scan.packetCount > 0 {

@@ -194,8 +194,19 @@ struct StreamReader {
     }
 
     var hdr: String?
-    if av_stream_get_side_data(stream, AV_PKT_DATA_DOVI_CONF, &size) != nil {
+    var dolbyVision: DolbyVision?
+    if let data = av_stream_get_side_data(stream, AV_PKT_DATA_DOVI_CONF, &size) {
       hdr = "dolby_vision"
+      if size >= MemoryLayout<AVDOVIDecoderConfigurationRecord>.size {
+        let record = UnsafeRawPointer(data).loadUnaligned(
+          as: AVDOVIDecoderConfigurationRecord.self)
+        dolbyVision = DolbyVision(
+          version: "\(record.dv_version_major).\(record.dv_version_minor)",
+          profile: Int(record.dv_profile), level: Int(record.dv_level),
+          rpuPresent: record.rpu_present_flag != 0, elPresent: record.el_present_flag != 0,
+          blPresent: record.bl_present_flag != 0,
+          blCompatibilityId: Int(record.dv_bl_signal_compatibility_id))
+      }
     } else if p.color_trc == AVCOL_TRC_SMPTE2084 {
       hdr = "hdr10"
     } else if p.color_trc == AVCOL_TRC_ARIB_STD_B67 {
@@ -230,7 +241,7 @@ struct StreamReader {
           ? nil : av_color_transfer_name(p.color_trc).map { String(cString: $0) },
         matrix: p.color_space == AVCOL_SPC_UNSPECIFIED
           ? nil : av_color_space_name(p.color_space).map { String(cString: $0) }),
-      hdr: hdr,
+      hdr: hdr, dolbyVision: dolbyVision,
       frameRate: isCoverArt
         ? FrameRate(nominal: nil, average: nil)
         : FrameRate(

@@ -20,6 +20,7 @@ extension MediaStream {
       if disposition["attached_pic"] == true {
         parts.append("cover art")
       } else {
+        if disposition["still_image"] == true { parts.append("still image") }
         if let rate = video.frameRate.best {
           let text = rate.den == 1 ? "\(rate.num)" : fixed(rate.value, places: 3)
           parts.append(text + "fps")
