@@ -457,6 +457,7 @@ printf '#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\n/etc/passwd\n#EXTINF:10,
 printf "ffconcat version 1.0\nfile '/etc/passwd'\nfile 'h264_25fps.mp4'\n" > "$out/hostile_list.ffconcat"
 
 compat_audio
+Scripts/make-compat-fixtures.sh  # issue 20: iPhone recordings, inputs of the suggestion tests
 probe_truth
 wild
 du -sh "$out"

@@ -20,7 +20,7 @@ function __mediacompat_parse_tokens -S
     set -l unparsed_tokens (__mediacompat_tokens -pc)
     switch $unparsed_tokens[1]
     case 'mediacompat'
-        __mediacompat_parse_subcommand -r 1 'p/platform=+' 'suggest' 'json' 'ndjson' 'strict' 'delivery=' 'list-platforms' 'explain=' 'j/jobs=' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'input-format=' 'allow-network' 'max-bytes=' 'timeout=' 'version' 'h/help'
+        __mediacompat_parse_subcommand -r 1 'p/platform=+' 'all-platforms' 'suggest' 'json' 'ndjson' 'strict' 'delivery=' 'list-platforms' 'explain=' 'j/jobs=' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'input-format=' 'allow-network' 'max-bytes=' 'timeout=' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __mediacompat_parse_subcommand -r 1 'version'
@@ -77,14 +77,15 @@ function __mediacompat_custom_completion
 end
 
 complete -c 'mediacompat' -f
-complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat"' -s 'p' -l 'platform' -d 'Platforms or aliases, comma-separated or repeated (default: all).' -rfka 'android-2.3.3 android-3.0 android-4.0 android-browser-2012 ipad-browser-2012 iphone-2012 iphone-browser-2012 mobile-high mobile-low mobile-medium android-14 apple-hls chrome firefox ios-17 safari android iphone web'
+complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat"' -s 'p' -l 'platform' -d 'Platforms or aliases, comma-separated or repeated (default: the modern platforms).' -rfka 'android-2.3.3 android-3.0 android-4.0 android-browser-2012 ipad-browser-2012 iphone-2012 iphone-browser-2012 mobile-high mobile-low mobile-medium android-14 apple-hls chrome firefox ios-17 safari android ios iphone web'
+complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" all-platforms' -l 'all-platforms' -d 'Without --platform: every platform, the 2012 ones too (default: the modern ones).'
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" suggest' -l 'suggest' -d 'Print an ffmpeg command that would make each failing file pass.'
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" json' -l 'json' -d 'Print JSON (an object for one file, an array for several).'
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" ndjson' -l 'ndjson' -d 'Print one compact JSON object per line.'
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" strict' -l 'strict' -d 'Warnings fail too (exit 1).'
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" delivery' -l 'delivery' -d 'How the file is delivered: file (default) or stream (adds streaming advisories).' -rfka 'file stream'
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" list-platforms' -l 'list-platforms' -d 'List the platforms (with --json: as JSON).'
-complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" explain' -l 'explain' -d 'Print a platform\'s rules in words, with their sources.' -rfka 'android-2.3.3 android-3.0 android-4.0 android-browser-2012 ipad-browser-2012 iphone-2012 iphone-browser-2012 mobile-high mobile-low mobile-medium android-14 apple-hls chrome firefox ios-17 safari android iphone web'
+complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" explain' -l 'explain' -d 'Print a platform\'s rules in words, with their sources.' -rfka 'android-2.3.3 android-3.0 android-4.0 android-browser-2012 ipad-browser-2012 iphone-2012 iphone-browser-2012 mobile-high mobile-low mobile-medium android-14 apple-hls chrome firefox ios-17 safari android ios iphone web'
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" j jobs' -s 'j' -l 'jobs' -d 'Work on this many files at once (default: the number of cores); the output keeps the input order.' -rfka ''
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" q quiet' -s 'q' -l 'quiet' -d 'Print no report and no progress or warnings: only errors reach standard error, and the exit status tells the outcome.'
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" v verbose' -s 'v' -l 'verbose' -d 'Also print FFmpeg\'s warnings on standard error.'

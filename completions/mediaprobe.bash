@@ -190,7 +190,7 @@ _mediaprobe() {
         return
         ;;
     '--compat')
-        __mediaprobe_add_completions -W 'android-2.3.3'$'\n''android-3.0'$'\n''android-4.0'$'\n''android-browser-2012'$'\n''ipad-browser-2012'$'\n''iphone-2012'$'\n''iphone-browser-2012'$'\n''mobile-high'$'\n''mobile-low'$'\n''mobile-medium'$'\n''android-14'$'\n''apple-hls'$'\n''chrome'$'\n''firefox'$'\n''ios-17'$'\n''safari'$'\n''android'$'\n''iphone'$'\n''web'
+        __mediaprobe_add_completions -W 'android-2.3.3'$'\n''android-3.0'$'\n''android-4.0'$'\n''android-browser-2012'$'\n''ipad-browser-2012'$'\n''iphone-2012'$'\n''iphone-browser-2012'$'\n''mobile-high'$'\n''mobile-low'$'\n''mobile-medium'$'\n''android-14'$'\n''apple-hls'$'\n''chrome'$'\n''firefox'$'\n''ios-17'$'\n''safari'$'\n''android'$'\n''ios'$'\n''iphone'$'\n''web'
         return
         ;;
     esac

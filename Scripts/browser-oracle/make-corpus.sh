@@ -53,6 +53,12 @@ wait
 ff -i "$out/hevc-main-hvc1_aac.mp4" -c copy -tag:v hev1 "$out/hevc-main-hev1_aac.mp4"
 ff -i "$out/hevc-main-hvc1_aac.mp4" -c copy "$out/hevc_aac.mkv"
 
+# --- As an iPhone records (issue 20): 4K at 60 fps in QuickTime, H.264 High 5.2 and HEVC Main 10
+ff -f lavfi -i "testsrc2=size=480x270:rate=60,scale=3840:2160:flags=neighbor,setsar=1" -f lavfi -i "$a" -t 0.5 \
+   "${x264[@]}" -profile:v high -level 5.2 -pix_fmt yuv420p -crf 35 "${aac[@]}" -f mov "$out/iphone-h264-high-l5.2-2160p60_aac.mov"
+ff -f lavfi -i "testsrc2=size=480x270:rate=60,scale=3840:2160:flags=neighbor,setsar=1" -f lavfi -i "$a" -t 0.5 \
+   "${x265[@]}" -pix_fmt yuv420p10le -tag:v hvc1 -crf 35 "${aac[@]}" -f mov "$out/iphone-hevc-main10-2160p60_aac.mov"
+
 # --- AV1, VP8, VP9, Theora ------------------------------------------------------------------
 SVT_LOG=1 av -c:v libsvtav1 -preset 12 -pix_fmt yuv420p "${aac[@]}" "$out/av1_aac.mp4"
 ff -i "$out/av1_aac.mp4" -i "$out/h264_opus.mp4" -map 0:v -map 1:a -c copy "$out/av1_opus.webm"
@@ -92,6 +98,15 @@ ao -c:a flac "$out/flac.flac"
 ao -c:a flac -strict -2 "$out/flac_audio-only.mp4"
 ao -c:a flac "$out/flac.ogg"
 ao -c:a flac "$out/flac.mka"
+# 24- and 32-bit FLAC (FFmpeg 5.1 cannot write or even remux 32-bit FLAC: sox and flac 1.4 make it).
+for bits in 24 32; do
+  sox -n -b "$bits" -e signed -L -r 48000 -c 2 -t raw "$out/.s$bits.raw" synth 1 sine 440 vol 0.5
+done
+raw=(--force-raw-format --endian=little --sign=signed --channels=2 --sample-rate=48000)
+flac -f --silent "${raw[@]}" --bps=24 -o "$out/flac-s24.flac" "$out/.s24.raw"
+flac -f --silent "${raw[@]}" --bps=32 -o "$out/flac-s32.flac" "$out/.s32.raw"
+flac -f --silent "${raw[@]}" --bps=32 --ogg -o "$out/flac-s32.ogg" "$out/.s32.raw"
+rm -f "$out/.s24.raw" "$out/.s32.raw"
 ao -c:a alac "$out/alac.m4a"
 ao -c:a alac "$out/alac.caf"
 for fmt in u8 s16le s24le s32le f32le f64le mulaw alaw; do

@@ -20,10 +20,12 @@ public enum Fact: Sendable, Equatable, CustomStringConvertible {
 
 /// The facts of a probed file that platform rules test, by field name: `container`,
 /// `video.codec`, `video.tag`, `video.profile`, `video.level`, `video.size` (display size after
-/// rotation), `video.frame_rate`, `video.bit_rate` (the stream's, else the container's),
-/// `video.bit_depth`, `video.interlaced`, `video.anamorphic`, `video.hdr`, `video.above_720p`,
-/// `audio.codec`, `audio.profile`, `audio.channels`, `audio.sample_rate`, `audio.bit_rate`,
-/// `file.fast_start`, `file.duration`, `file.size_bytes`. A missing fact is unknown.
+/// rotation), `video.frame_rate` (the nominal rate: see `nominalFrameRate`), `video.bit_rate`
+/// (the stream's, else the container's), `video.bit_depth`, `video.interlaced`,
+/// `video.anamorphic`, `video.hdr`, `video.above_720p`, `audio.codec`, `audio.profile`,
+/// `audio.channels`, `audio.sample_rate`, `audio.bit_rate`, `audio.bit_depth` (the source's bits
+/// per sample: 24 for 24-bit FLAC), `file.fast_start`, `file.duration`, `file.size_bytes`. A
+/// missing fact is unknown.
 public struct CompatFacts: Sendable {
   /// The known facts.
   public var values: [String: Fact]
@@ -62,7 +64,9 @@ public struct CompatFacts: Sendable {
         values["video.size"] = .size(width: width, height: height)
         values["video.above_720p"] = .flag(max(width, height) > 1280 || min(width, height) > 720)
       }
-      if let rate = v.frameRate.best { values["video.frame_rate"] = .number(rate.value) }
+      if let rate = Self.nominalFrameRate(v.frameRate) {
+        values["video.frame_rate"] = .number(rate)
+      }
       if let bitRate = video.bitRate ?? info.container.bitRate {
         values["video.bit_rate"] = .number(Double(bitRate))
       }
@@ -77,6 +81,9 @@ public struct CompatFacts: Sendable {
       if let channels = a.channels { values["audio.channels"] = .number(Double(channels)) }
       if let rate = a.sampleRate { values["audio.sample_rate"] = .number(Double(rate)) }
       if let bitRate = audio.bitRate { values["audio.bit_rate"] = .number(Double(bitRate)) }
+      if let depth = a.bitsPerSample, depth > 0 {
+        values["audio.bit_depth"] = .number(Double(depth))
+      }
     }
     self.values = values
     hasVideo = video != nil
@@ -109,6 +116,32 @@ public struct CompatFacts: Sendable {
     if demuxer == "mpegts" { return "ts" }
     if demuxer == "aac" { return "adts" }
     return String(demuxer.split(separator: ",").first ?? "")
+  }
+
+  /// How far a clip's measured rate may stray from its nominal rate: 1%. A phone records at a
+  /// nominal 30 or 60 fps with a variable frame rate, so its average comes out at 60.06 or 59.9.
+  /// The only standard rates within 1% of each other are the NTSC rates and their integer twins
+  /// (23.976/24, 29.97/30, 59.94/60, 119.88/120: 0.1%), which no limit separates.
+  static let frameRateTolerance = 0.01
+
+  /// The rates cameras and broadcast record at: Apple's HLS Authoring Specification's "typical
+  /// frame rates" (23.976, 24, 25, 29.97, 30, 50, 59.94, 60) and the high rates phones record
+  /// (the iPhone's 120 and 240 fps slow motion; 48, 90, 100 and 119.88 elsewhere).
+  static let standardFrameRates: [Double] = [
+    24000.0 / 1001, 24, 25, 30000.0 / 1001, 30, 48, 50, 60000.0 / 1001, 60, 90, 100,
+    120000.0 / 1001, 120, 240,
+  ]
+
+  /// The nominal rate a frame-rate limit is compared with: the container's base rate
+  /// (`r_frame_rate`) when the measured rate (`best`, usually the average) is within 1% of it;
+  /// else the standard rate within 1% of the measured one; else the measured rate. A variable-rate
+  /// phone clip recorded at 60 fps that averages 60.06 is a 60 fps clip, not one over 60.
+  static func nominalFrameRate(_ rate: FrameRate) -> Double? {
+    guard let best = rate.best?.value, best > 0 else { return nil }
+    func near(_ a: Double, _ b: Double) -> Bool { abs(a - b) <= frameRateTolerance * b }
+    if let nominal = rate.nominal?.value, nominal > 0, near(best, nominal) { return nominal }
+    let closest = standardFrameRates.min { abs($0 - best) < abs($1 - best) }!
+    return near(best, closest) ? closest : best
   }
 
   /// Levels beyond the codec's table are placeholders, not limits: x265 writes 8.5 ("unrestricted")

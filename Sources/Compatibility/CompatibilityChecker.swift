@@ -72,7 +72,12 @@ public struct CompatibilityChecker: Sendable {
 
   /// The verdict of `info` on `platform`.
   public func check(_ info: MediaInfo, on platform: Platform) -> PlatformVerdict {
-    let facts = CompatFacts(info)
+    check(CompatFacts(info), on: platform)
+  }
+
+  /// The verdict of a file with these facts on `platform` (a probed file's facts, or those a
+  /// suggested command's output would have).
+  public func check(_ facts: CompatFacts, on platform: Platform) -> PlatformVerdict {
     var findings = directPlayFindings(facts, platform)
     for entry in platform.rules {
       switch entry {

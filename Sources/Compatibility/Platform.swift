@@ -1,5 +1,11 @@
 import MediaProbe
 
+extension String {
+  fileprivate func trimmingCharacters(where drop: (Character) -> Bool) -> String {
+    String(self.drop(while: drop).reversed().drop(while: drop).reversed())
+  }
+}
+
 /// A platform's playback capabilities, loaded from one JSON file of the database
 /// (`Compatibility/Platforms/*.json`, embedded in the binary; schema in
 /// `schemas/platform.schema.json`).
@@ -224,6 +230,34 @@ public struct TranscodeRecipe: Codable, Sendable, Equatable {
   public var videoBitRate: Int?
   /// The sample entry to tag the video with (`avc1`, `hvc1`).
   public var videoTag: String?
+
+  /// The codec the video encoder writes, by FFmpeg's name (`libx264` writes `h264`); nil when
+  /// the recipe names no encoder.
+  public var videoCodec: String? { Self.codec(written: video, option: ["-c:v", "-vcodec"]) }
+
+  /// The codec the audio encoder writes (`aac`, `libopus` writes `opus`); nil when the recipe
+  /// names no encoder.
+  public var audioCodec: String? { Self.codec(written: audio, option: ["-c:a", "-acodec"]) }
+
+  /// The audio bit rate the recipe asks for (`-b:a 160k`: 160000), if it names one.
+  public var audioBitRate: Double? {
+    guard let at = audio.firstIndex(of: "-b:a"), at + 1 < audio.count else { return nil }
+    let value = audio[at + 1]
+    let scale: Double = value.hasSuffix("k") ? 1000 : value.hasSuffix("M") ? 1_000_000 : 1
+    return Double(value.trimmingCharacters { $0 == "k" || $0 == "M" }).map { $0 * scale }
+  }
+
+  private static func codec(written arguments: [String], option: Set<String>) -> String? {
+    guard let at = arguments.firstIndex(where: option.contains), at + 1 < arguments.count
+    else { return nil }
+    let encoder = arguments[at + 1]
+    let names = [
+      "libx264": "h264", "libx265": "hevc", "libvpx": "vp8", "libvpx-vp9": "vp9",
+      "libaom-av1": "av1", "libsvtav1": "av1", "libmp3lame": "mp3", "libopus": "opus",
+      "libvorbis": "vorbis", "libfdk_aac": "aac",
+    ]
+    return names[encoder] ?? encoder
+  }
 
   enum CodingKeys: String, CodingKey {
     case container, video, audio

@@ -21,15 +21,23 @@ struct MediaCompatCommand: ParsableCommand {
       tool: historical tables (iphone-2012, android-2.3.3, android-3.0, android-4.0, \
       iphone-browser-2012, ipad-browser-2012, android-browser-2012, mobile-low, mobile-medium, \
       mobile-high) and modern data (ios-17, android-14, chrome, safari, firefox, apple-hls); \
-      aliases: iphone = ios-17, android = android-14, web = chrome, safari and firefox. Every rule \
-      cites its source (--explain shows them).
+      aliases: ios and iphone = ios-17, android = android-14, web = chrome, safari and firefox. \
+      Every rule cites its source (--explain shows them). ios-17 is what the device plays from a \
+      file (a file an iPhone records passes: 4K at 60 fps, H.264 up to level 5.2, 240 fps \
+      slo-mo); apple-hls is Apple's stricter HLS authoring limits (H.264 up to level 4.2, HEVC up \
+      to 5.0, at most 60 fps). A frame-rate limit is compared with the nominal rate: a \
+      variable-rate clip within 1% of a standard rate (60.06 fps) counts as that rate (60).
 
       For each file and platform the verdict is PASS, WARN (may not play everywhere: not \
       guaranteed, hardware-dependent, or a value is unknown) or FAIL, with every failing rule: \
       the field, the file's value, the limit, the reason, the source, and the fix it needs: \
       remux (container or codec tag only, e.g. hev1 to hvc1), transcode-audio or transcode-video. \
       --suggest prints an ffmpeg command that would make the file pass (copying what already \
-      plays). Without --platform, a table across all platforms.
+      plays; the output's container and audio codec are checked against the platform's rules \
+      before they are suggested, and an H.264 re-encode is labelled with the lowest level that \
+      allows its size and frame rate, from H.264 Table A-1). Without --platform, a table across \
+      the modern platforms (--all-platforms adds the 2012 ones). A file that cannot be probed is \
+      one error line on standard error, not a row of the table.
 
       How the verdicts are verified: the chrome and firefox data are checked against real \
       players: the test suite plays a generated corpus of the web's containers and codecs in \
@@ -48,7 +56,9 @@ struct MediaCompatCommand: ParsableCommand {
 
       EXAMPLES:
         mediacompat --platform ios-17 upload.mp4 || echo "needs work"
-        mediacompat --platform iphone,android --suggest clip.mkv
+        mediacompat --platform ios,android --suggest clip.mkv
+        mediacompat clip.mov                     # a table across the modern platforms
+        mediacompat --all-platforms clip.mov     # and the 2012 ones
         mediacompat --json --platform web *.mp4 | jq '.[] | select(.results[].verdict=="fail") | .path'
         if mediacompat -q --strict --platform safari "$f"; then publish "$f"; fi
         mediacompat --explain iphone-2012
@@ -61,9 +71,13 @@ struct MediaCompatCommand: ParsableCommand {
   @Option(
     name: [.short, .long],
     help: ArgumentHelp(
-      "Platforms or aliases, comma-separated or repeated (default: all).", valueName: "platform"),
+      "Platforms or aliases, comma-separated or repeated (default: the modern platforms).",
+      valueName: "platform"),
     completion: .list(PlatformDatabase.names))
   var platform: [String] = []
+
+  @Flag(help: "Without --platform: every platform, the 2012 ones too (default: the modern ones).")
+  var allPlatforms = false
 
   @Flag(help: "Print an ffmpeg command that would make each failing file pass.")
   var suggest = false
@@ -109,6 +123,9 @@ struct MediaCompatCommand: ParsableCommand {
       throw ValidationError("give files to check, --list-platforms or --explain")
     }
     if json && ndjson { throw ValidationError("--json and --ndjson cannot be combined") }
+    if allPlatforms && !platform.isEmpty {
+      throw ValidationError("--all-platforms and --platform cannot be combined")
+    }
     if diagnostics.quiet && (json || ndjson) {
       throw ValidationError(
         "--quiet prints no report; it cannot be combined with --json or --ndjson")
@@ -128,7 +145,10 @@ struct MediaCompatCommand: ParsableCommand {
     if let explain { return try printExplanation(explain) }
 
     let selected = (try? PlatformDatabase.resolve(list: platform)) ?? []
-    let platforms = selected.isEmpty ? PlatformDatabase.all : selected
+    let platforms =
+      !selected.isEmpty
+      ? selected
+      : allPlatforms ? PlatformDatabase.all : PlatformDatabase.all.filter { $0.era == "modern" }
     let checker = CompatibilityChecker(delivery: delivery)
     let prober = Prober(
       options: ProbeOptions(
@@ -230,8 +250,8 @@ struct CompatReport: ~Copyable {
     case .failure(let path, let error):
       status = ExitStatus.unchecked
       Console.error("mediacompat", "\(path): \(error.message)")
+      // One line on standard error (above); the table keeps to the files it could check.
       writer?.write(ErrorRecord(path: path, code: error.code, message: error.message))
-      if table { rows.append([path] + platforms.map { _ in "error" }) }
     case .checked(let path, let verdicts):
       let worst = verdicts.map(\.verdict).max() ?? .pass
       if status == ExitStatus.success, worst == .fail || (strict && worst == .warn) {

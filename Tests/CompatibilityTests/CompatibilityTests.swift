@@ -41,8 +41,12 @@ import Testing
     }
   }
 
-  @Test func aliasesResolve() {
+  @Test func aliasesResolve() throws {
     #expect(PlatformDatabase.resolve("iphone")?.map(\.id) == ["ios-17"])
+    // The names people type first select the current versions (issue 20).
+    #expect(
+      try PlatformDatabase.resolve(list: ["ios,android,chrome", "safari", "firefox"]).map(\.id)
+        == ["ios-17", "android-14", "chrome", "safari", "firefox"])
     #expect(PlatformDatabase.resolve("android")?.map(\.id) == ["android-14"])
     #expect(
       Set(PlatformDatabase.resolve("web")?.map(\.id) ?? []) == ["chrome", "safari", "firefox"])
@@ -186,5 +190,89 @@ import Testing
     let facts = CompatFacts(Self.info(video: portrait))
     #expect(facts.values["video.size"] == .size(width: 480, height: 640))
     #expect(facts.values["container"] == .text("mov"))  // brand "qt  "
+  }
+}
+
+/// The frame rate a limit is compared with: the nominal rate of a variable-rate clip.
+@Suite struct NominalFrameRateTests {
+  static func rate(nominal: Rational?, average: Rational?) -> Double? {
+    CompatFacts.nominalFrameRate(FrameRate(nominal: nominal, average: average))
+  }
+
+  @Test func variableRatePhoneClipIsItsNominalRate() {
+    // An iPhone clip: time scale 600, 30 frames in 299 ticks (60.2 fps), r_frame_rate 60.
+    #expect(Self.rate(nominal: Rational(60, 1), average: Rational(18000, 299)) == 60)
+    // A base rate that is a tick rate, not a frame rate: the standard rate within 1%.
+    #expect(Self.rate(nominal: Rational(120, 1), average: Rational(60060, 1000)) == 60)
+    #expect(Self.rate(nominal: nil, average: Rational(2997, 100)) == 30000.0 / 1001)
+  }
+
+  @Test func otherRatesStayMeasured() {
+    #expect(Self.rate(nominal: Rational(240, 1), average: Rational(240, 1)) == 240)
+    // 61.5 fps is 2.5% above 60: over a 60 fps limit.
+    #expect(Self.rate(nominal: Rational(123, 2), average: Rational(123, 2)) == 61.5)
+    // Half 10 fps and half 30 fps: 20 on average, no standard rate near.
+    #expect(Self.rate(nominal: Rational(30, 1), average: Rational(20, 1)) == 20)
+    #expect(Self.rate(nominal: nil, average: nil) == nil)
+  }
+}
+
+/// H.264 Table A-1 (ITU-T Rec. H.264 Annex A) against the level examples the standard's limits
+/// give: 1080p needs 4.0 at 30 fps and 4.2 at 60, 4K needs 5.1 at 30 and 5.2 at 60.
+@Suite struct H264LevelTests {
+  @Test func lowestLevels() {
+    func level(_ width: Int, _ height: Int, _ rate: Double) -> String? {
+      H264Level.lowest(width: width, height: height, frameRate: rate)?.name
+    }
+    #expect(level(176, 144, 15) == "1.0")  // QCIF: 99 MBs x 15 = 1485 = MaxMBPS of level 1
+    #expect(level(640, 480, 30) == "3.0")
+    #expect(level(1280, 720, 30) == "3.1")
+    #expect(level(1920, 1080, 30) == "4.0")
+    #expect(level(1920, 1080, 60) == "4.2")
+    #expect(level(1080, 1920, 60) == "4.2")  // portrait: the same macroblocks
+    #expect(level(3840, 2160, 30) == "5.1")
+    #expect(level(3840, 2160, 60) == "5.2")
+    #expect(level(1920, 1080, 240) == "5.2")
+    #expect(level(7680, 4320, 60) == "6.1")
+    #expect(level(7680, 4320, 240) == nil)
+    // 4.1 allows 245,760 MB/s: 1080p (8,160 MBs) at 30.1 fps at most.
+    let l41 = H264Level.table.first { $0.name == "4.1" }!
+    #expect(l41.allows(width: 1920, height: 1080, frameRate: 30))
+    #expect(!l41.allows(width: 1920, height: 1080, frameRate: 60))
+  }
+
+  @Test func aFrameTooNarrowForALevelNeedsAHigherOne() {
+    // MaxFS 1,620 (level 3.0) but a side of at most sqrt(8 x 1620) = 113 macroblocks: a
+    // 1920x64 strip (120 x 4 = 480 MBs) needs level 3.1 (sqrt(8 x 3600) = 169).
+    #expect(H264Level.lowest(width: 1920, height: 64, frameRate: 10)?.name == "3.1")
+  }
+}
+
+/// How a suggestion writes linear PCM and sizes a scaled picture.
+@Suite struct SuggestionPartsTests {
+  @Test func pcmKeepsItsKindAndDepth() {
+    let wav: Set = ["pcm_u8", "pcm_s16le", "pcm_s24le", "pcm_s32le", "pcm_f32le"]
+    #expect(PCMFormat.preferred(for: PCMFormat("pcm_f64le")!, among: wav).first == "pcm_f32le")
+    #expect(
+      PCMFormat.preferred(for: PCMFormat("pcm_s32le")!, among: wav).prefix(2) == [
+        "pcm_s32le", "pcm_s24le",
+      ])
+    #expect(PCMFormat("pcm_mulaw") == nil && PCMFormat("aac") == nil)
+  }
+
+  /// The sizes ffmpeg 5.1's `scale=w=W:h=H:force_original_aspect_ratio=decrease:
+  /// force_divisible_by=2` wrote for these inputs (ffprobe on its output, 2026-11-25).
+  @Test func scaledToFitMatchesFFmpeg() {
+    #expect(Suggestion.scaledToFit(width: 1918, height: 1080, box: (1280, 720)) == (1278, 720))
+    #expect(Suggestion.scaledToFit(width: 2160, height: 3840, box: (1080, 1920)) == (1080, 1920))
+    #expect(Suggestion.scaledToFit(width: 2880, height: 2160, box: (1920, 1080)) == (1440, 1080))
+    #expect(Suggestion.scaledToFit(width: 1000, height: 999, box: (640, 480)) == (480, 480))
+  }
+
+  @Test func recipeLevelIsReplaced() {
+    #expect(
+      Suggestion.withoutLevel(["-c:v", "libx264", "-level", "4.1", "-pix_fmt", "yuv420p"]) == [
+        "-c:v", "libx264", "-pix_fmt", "yuv420p",
+      ])
   }
 }

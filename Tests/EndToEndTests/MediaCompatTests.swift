@@ -149,7 +149,7 @@ import Testing
     #expect(entries.count == 16)
     #expect(
       entries.contains {
-        $0["id"] as? String == "ios-17" && ($0["aliases"] as? [String]) == ["iphone"]
+        $0["id"] as? String == "ios-17" && ($0["aliases"] as? [String]) == ["iphone", "ios"]
       })
     let explained = try run("mediacompat", ["--explain", "iphone-2012"])
     #expect(explained.status == 0)
@@ -292,7 +292,7 @@ import Testing
     let validation = try run(
       "python3", ["Scripts/validate-json.py", "schemas/mediacompat.schema.json", path, linesPath])
     #expect(validation.status == 0, "\(validation.stderr)")
-    let table = try run("mediacompat", files)
+    let table = try run("mediacompat", ["--all-platforms"] + files)
     try assertGolden(table.text, "mediacompat/table.txt")
     let detail = try run(
       "mediacompat", ["--suggest", "--platform", "iphone-2012,ios-17,android-14"] + files.prefix(5))
