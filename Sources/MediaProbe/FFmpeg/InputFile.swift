@@ -69,6 +69,9 @@ package final class InputFile {
   package let source: ByteSource
   /// Our custom I/O context: libavformat does not free it, we do.
   private var io: UnsafeMutablePointer<AVIOContext>?
+  /// Where the demuxer stood when it had read the header (`avformat_open_input`), before any
+  /// packet: for a raw stream (FLAC, MP3, ADTS), where its frames begin.
+  package private(set) var headerEnd: Int64 = 0
 
   /// Probes `source`'s bytes, then reads stream information.
   ///
@@ -115,6 +118,9 @@ package final class InputFile {
     }
     self.pointer = context
     self.io = io
+    headerEnd = max(0, avio_tell(io))
+    // Before any packet is read: the codec and index of ISO/IEC 23003-5 PCM as `pcmC` says.
+    if demuxer.hasPrefix("mov,") { UncompressedPCM.correctStreams(of: self) }
     let info = avformat_find_stream_info(context, nil)
     if info < 0 {
       throw source.shouldStop
@@ -152,6 +158,12 @@ package final class InputFile {
     for other in 0..<streamCount where other != index {
       stream(other).pointee.discard = AVDISCARD_ALL
     }
+  }
+
+  /// Where the demuxer stands in the input's bytes (after the end: how far it read).
+  package var readPosition: Int64 {
+    guard let pb = pointer.pointee.pb else { return 0 }
+    return avio_tell(pb)
   }
 
   /// Reads the next packet into `packet`.
