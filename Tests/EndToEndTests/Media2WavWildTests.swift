@@ -207,4 +207,121 @@ import Testing
     #expect(value(try result.json(), "error", "code") as? String == "decoder_error")
     #expect(directory.contents == ["ipcm_20.mp4"])
   }
+
+  // MARK: - The last line, and progress on a terminal (rough edges)
+
+  /// `m:ss.s`, as the issue writes the duration (`2:03.4`).
+  static func clock(_ seconds: Double) -> String {
+    let tenths = Int((seconds * 10).rounded())
+    let s = tenths / 10 % 60
+    return "\(tenths / 600):\(s < 10 ? "0" : "")\(s).\(tenths % 10)"
+  }
+
+  /// Decimal kB/MB with one decimal (`23.7 MB`).
+  static func size(_ bytes: Int) -> String {
+    bytes < 1_000_000
+      ? String(format: "%.1f kB", Double(bytes) / 1e3)
+      : String(format: "%.1f MB", Double(bytes) / 1e6)
+  }
+
+  /// The line each written WAV ends with, from independent values: the sample count of ffmpeg's
+  /// decoding, the rate and channels ffprobe reports, the file's size on disk.
+  static func expectedLine(_ input: String, output: String, encoding: String = "s16", bytes: Int)
+    throws -> String
+  {
+    let probe = try run(
+      "ffprobe",
+      [
+        "-v", "error", "-select_streams", "a:0", "-show_entries", "stream=sample_rate,channels",
+        "-of", "csv=p=0", input,
+      ])
+    let fields = probe.text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",")
+    try #require(fields.count == 2, "\(input) has an audio stream")
+    let (rate, channels) = (try #require(Int(fields[0])), try #require(Int(fields[1])))
+    let pcm = try ffmpegPCM(input, format: "s16le")
+    let seconds = Double(pcm.count / (2 * channels)) / Double(rate)
+    return "wrote \(output): \(clock(seconds)), \(rate) Hz, \(channels) ch, \(encoding), "
+      + "\(size(bytes))\n"
+  }
+
+  /// Without a terminal too (the issue: "unless -q"), on standard error only: one line per WAV,
+  /// in input order; standard output keeps only the JSON or the WAV data; none for `-q`,
+  /// `--analyze-only` (nothing written) or a failed input.
+  @Test func eachWrittenWAVEndsWithOneLine() throws {
+    let directory = try TemporaryDirectory()
+    let m4a = "\(fixturesDirectory)/tone.m4a"
+    let ac3 = "\(fixturesDirectory)/surround_5.1.ac3"
+    let out = directory.path("out.wav")
+    func fileSize(_ path: String) throws -> Int {
+      try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+    }
+
+    let plain = try run("media2wav", [m4a, "-o", out])
+    #expect(plain.status == 0 && plain.stdout.isEmpty)
+    #expect(plain.stderr == (try Self.expectedLine(m4a, output: out, bytes: try fileSize(out))))
+
+    let json = try run("media2wav", ["--json", "--force", m4a, "-o", out])
+    #expect(try json.json() is [String: Any], "standard output is the JSON report alone")
+    #expect(json.stderr == (try Self.expectedLine(m4a, output: out, bytes: try fileSize(out))))
+
+    let piped = try run("media2wav", [m4a, "-o", "-"])
+    #expect(try WAVFile(piped.stdout).samples.count > 0)
+    #expect(
+      piped.stderr
+        == (try Self.expectedLine(m4a, output: "standard output", bytes: piped.stdout.count)))
+
+    try FileManager.default.createDirectory(
+      atPath: directory.path("many"), withIntermediateDirectories: false)
+    let several = try run("media2wav", ["--output-dir", directory.path("many"), m4a, ac3])
+    #expect(
+      several.stderr
+        == (try Self.expectedLine(
+          m4a, output: directory.path("many/tone.wav"),
+          bytes: try fileSize(directory.path("many/tone.wav"))))
+        + (try Self.expectedLine(
+          ac3, output: directory.path("many/surround_5.1.wav"),
+          bytes: try fileSize(directory.path("many/surround_5.1.wav")))))
+
+    let mixed = directory.path("mix.wav")
+    let mix = try run("media2wav", ["mix", "-o", mixed, m4a, m4a, "--volume", "0.5"])
+    #expect(mix.stderr == (try Self.expectedLine(m4a, output: mixed, bytes: try fileSize(mixed))))
+
+    #expect(try run("media2wav", ["-q", "--force", m4a, "-o", out]).stderr.isEmpty)
+    #expect(!(try run("media2wav", ["--analyze-only", m4a]).stderr.contains("wrote")))
+    let failed = try run("media2wav", ["\(fixturesDirectory)/orient_up.mp4", "-o", out, "--force"])
+    #expect(failed.status == 1 && !failed.stderr.contains("wrote"))
+  }
+
+  /// Runs `command` (a shell command line) under a pseudo-terminal (`script`), with its standard
+  /// output sent to /dev/null: what it writes to a terminal's standard error.
+  static func onATerminal(_ command: String) throws -> String {
+    let result = try run("script", ["-qec", command + " >/dev/null", "/dev/null"])
+    #expect(result.status == 0, "\(result.stderr)")
+    return result.text
+  }
+
+  /// `mediaprobe --verify` shows a progress bar while it decodes, on a terminal only, and clears
+  /// it; media2wav's bar gives way to its last line.
+  @Test func progressOnATerminalOnly() throws {
+    let input = "\(fixturesDirectory)/h264_60fps.ts"
+    let binaries = productsDirectory.path
+    let terminal = try Self.onATerminal("\(binaries)/mediaprobe --verify \(input)")
+    #expect(terminal.hasPrefix("\r\(input) ["), "\(terminal.debugDescription)")
+    #expect(terminal.contains("% ") && terminal.contains("× realtime"))
+    #expect(terminal.hasSuffix("\r\u{1B}[K"), "cleared at the end")
+    #expect(try run("mediaprobe", ["--verify", input]).stderr.isEmpty)
+    #expect(
+      try Self.onATerminal("\(binaries)/mediaprobe --verify -q \(input)").isEmpty)
+    #expect(try Self.onATerminal("\(binaries)/mediaprobe \(input)").isEmpty, "no decoding, no bar")
+
+    let directory = try TemporaryDirectory()
+    let out = directory.path("out.wav")
+    let audio = "\(fixturesDirectory)/tone.m4a"
+    let wav = try Self.onATerminal("\(binaries)/media2wav \(audio) -o \(out)")
+    let line = try Self.expectedLine(
+      audio, output: out,
+      bytes: try #require(try FileManager.default.attributesOfItem(atPath: out)[.size] as? Int))
+    // The terminal turns "\n" into "\r\n".
+    #expect(wav.hasSuffix(line.replacingOccurrences(of: "\n", with: "\r\n")))
+  }
 }
