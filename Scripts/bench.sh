@@ -15,7 +15,9 @@
 #   media2wav mix: a 30-minute video's sound (H.264 + AAC) with a 3-minute MP3 song looped under
 #     it at 0.3 in <= 1.0x the wall time of ffmpeg's amix (normalize=0, -stream_loop, the same
 #     one thread), peak RSS <= ffmpeg's, and the same peak RSS (+- 2 MiB) for 1 and 30 minutes.
-#   media2wav --analyze / --analyze-only: see bench_loudness.
+#   media2wav --analyze / --analyze-only: see bench_loudness (also peak RSS for 1,000 vs 10,000
+#     inputs in one --analyze-only call: the same within 2 MiB plus what the heaviest inputs that
+#     happen to run at once need).
 #   Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness]   (make bench builds the release binaries first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -294,6 +296,20 @@ bench_loudness() {
   for m in 1 60; do
     ffmpeg -nostdin -v error -y -i "$work/$m.m4a" -c copy "$work/$m.mka"
     printf 'peak RSS --analyze-only, %s min in Matroska: %s KiB\n' "$m" "$(peak_kib "$wav" --analyze-only "$work/$m.mka")"
+  done
+  # Many inputs in one call (issue 20, item 21): the peak must not grow with their number. The
+  # audio fixtures (AAC, Opus, Vorbis, MP3, AC-3 5.1, 96 kHz FLAC, PCM, two-stream Matroska)
+  # listed over and over, so the heaviest ones meet in every combination.
+  local fixtures=(tone.m4a tone.ogg tone.opus tone.wav tone_24bit_96k.flac tone_adts.aac
+    tone_cover.mp3 surround_5.1.ac3 two_audio.mkv vbr_no_xing.mp3) n t0 t1 peak
+  for n in 1000 10000; do
+    for i in $(seq 0 $((n - 1))); do echo "Tests/Fixtures/${fixtures[$((i % ${#fixtures[@]}))]}"; done > "$work/audio$n"
+    t0=$EPOCHREALTIME
+    /usr/bin/time -o "$work/peak" -f %M "$wav" --analyze-only --files-from "$work/audio$n" >/dev/null 2>&1 || true
+    t1=$EPOCHREALTIME
+    peak=$(tail -1 "$work/peak")
+    printf 'peak RSS --analyze-only --files-from, %s inputs: %s KiB (%.0f inputs/s)\n' "$n" "$peak" \
+      "$(echo "$n / $(elapsed "$t0" "$t1")" | bc -l)"
   done
   rm -f "$work"/*.wav
 }

@@ -259,6 +259,31 @@ if [ "${1:-}" = wild ]; then
   wild
   exit 0
 fi
+# --- media2wav: audio from the wild (Tests/AudioFixtures, issue 20) ------------------------------
+# ISO/IEC 23003-5 PCM in MP4 (`ipcm`/`fpcm` + `pcmC`), which FFmpeg 5.1 cannot write: built by
+# Scripts/make-ipcm.py with a signal known by construction (channel c: a sine of 997*(c+1) Hz at
+# 0.25/(c+1) of full scale), 8 kHz stereo. The sample entry's samplesize says 16, as the ISO
+# template (and FFmpeg 6.1's muxer) writes it; pcmC says the real size.
+#   ipcm_s24be.mp4  24-bit big-endian, 0.5 s, one PCM frame per MP4 sample, chunks of 1500 frames
+#   ipcm_s16be.mp4  its 16-bit twin (same layout): the loudness both must have
+#   ipcm_s32le.mp4  32-bit little-endian, 0.1 s, MP4 samples of 256 frames, two per chunk
+#   fpcm_f32le.mp4  32-bit float little-endian, 0.1 s, one frame per sample, chunks of 300
+#   fpcm_f64be.mp4  64-bit float big-endian, 0.1 s, one MP4 sample of 800 frames
+# `make-fixtures.sh audio-wild` makes only these.
+audio_wild() {
+  local dir=Tests/AudioFixtures m=(python3 Scripts/make-ipcm.py) common=(--rate 8000 --channels 2)
+  mkdir -p "$dir"
+  "${m[@]}" "$dir/ipcm_s24be.mp4" "${common[@]}" --bits 24 --frames 4000 --frames-per-sample 1 --samples-per-chunk 1500
+  "${m[@]}" "$dir/ipcm_s16be.mp4" "${common[@]}" --bits 16 --frames 4000 --frames-per-sample 1 --samples-per-chunk 1500
+  "${m[@]}" "$dir/ipcm_s32le.mp4" "${common[@]}" --bits 32 --little-endian --frames 800 --frames-per-sample 256 --samples-per-chunk 2
+  "${m[@]}" "$dir/fpcm_f32le.mp4" "${common[@]}" --float --bits 32 --little-endian --frames 800 --frames-per-sample 1 --samples-per-chunk 300
+  "${m[@]}" "$dir/fpcm_f64be.mp4" "${common[@]}" --float --bits 64 --frames 800 --frames-per-sample 800
+  du -sh "$dir"
+}
+if [ "${1:-}" = audio-wild ]; then
+  audio_wild
+  exit 0
+fi
 # `make-fixtures.sh merge-clips` makes only the mediamerge clips (the last section of this file).
 if [ "${1:-}" = merge-clips ]; then
   eval "$(sed -n '/^# --- mediamerge clips/,$p' "$0")"
@@ -460,6 +485,7 @@ compat_audio
 Scripts/make-compat-fixtures.sh  # issue 20: iPhone recordings, inputs of the suggestion tests
 probe_truth
 wild
+audio_wild
 du -sh "$out"
 
 # --- Regression inputs (Tests/Regressions: not media fixtures, so no probe goldens) -----------

@@ -401,13 +401,15 @@ final class AudioSource {
   /// The format of an output that no frame reached: the first decoded frame's (every frame was
   /// trimmed away), or for a stream without packets what the decoder was opened with (the
   /// stream's parameters as libavformat found them, which the ffmpeg CLI uses too). A stream
-  /// whose packets all failed to decode is an error, as it is for the ffmpeg CLI.
+  /// whose packets all failed to decode is an error, as it is for the ffmpeg CLI; so is one
+  /// whose packets the demuxer could not find although the stream holds audio.
   private func formatOfEmptyOutput() throws(ExtractError) -> FrameFormat {
     if let firstFrameFormat { return firstFrameFormat }
     if packetsSent > 0 {
       throw .noDecodableAudio(
         "none of the audio stream's \(packetsSent) packet\(packetsSent == 1 ? "" : "s") decoded")
     }
+    if let missed = audioWithoutPackets() { throw .noDecodableAudio(missed) }
     let context = decoder.pointer.pointee
     let announced = FrameFormat(
       sampleFormat: context.sample_fmt, sampleRate: context.sample_rate,
@@ -418,5 +420,29 @@ final class AudioSource {
       throw .noDecodableAudio("the audio stream has no packets and no known format")
     }
     return announced
+  }
+
+  /// Why a stream that yielded no packet is not simply empty, nil when it may be: it declares a
+  /// length (its own, or the file's when it is the file's only stream) that the start does not
+  /// pass, or, the only stream of a file read from the start, bytes followed its header that the
+  /// demuxer found no packet in. Either way the demuxer could not read its frames (FFmpeg 5.1's
+  /// FLAC parser finds none in 32-bit FLAC), and an empty WAV would be a wrong answer.
+  private func audioWithoutPackets() -> String? {
+    let context = input.pointer.pointee
+    let start = Double(startMicroseconds ?? 0) / 1e6
+    var declared = stream.duration.map { Double($0) * av_q2d(timeBase) }
+    if declared == nil, input.streamCount == 1, context.duration > 0 {
+      declared = Double(context.duration) / Double(mt_time_base)
+    }
+    if let declared, declared > 0, start < declared {
+      return "the stream declares \(fixed(declared, places: 3)) s of audio, but the demuxer found "
+        + "no packet of it (FFmpeg cannot read its frames)"
+    }
+    let unread = input.readPosition - input.headerEnd
+    if input.streamCount == 1, startMicroseconds == nil, unread > 0 {
+      return "the demuxer read \(unread) bytes after the header and found no packet of audio "
+        + "in them (FFmpeg cannot read its frames)"
+    }
+    return nil
   }
 }

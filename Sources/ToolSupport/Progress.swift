@@ -3,15 +3,17 @@
 #else
   import Darwin
 #endif
+import Synchronization
 
 /// A one-line progress bar on standard error (percent, ×realtime speed, ETA), drawn only when
-/// standard error is a terminal, at most ten times a second.
-public final class ProgressBar {
+/// standard error is a terminal, at most ten times a second. Safe to update from any thread (a
+/// decoder's progress callback).
+public final class ProgressBar: Sendable {
   private let label: String
   private let enabled: Bool
   private let started = monotonicSeconds()
-  private var lastDraw = 0.0
-  private var drawn = false
+  /// When the bar was last drawn, and whether it is on screen.
+  private let drawing = Mutex<(lastDraw: Double, drawn: Bool)>((0, false))
 
   /// A bar for `label`; silent when `quiet` or when standard error is not a terminal.
   public init(label: String, quiet: Bool) {
@@ -23,8 +25,15 @@ public final class ProgressBar {
   public func update(done: Double, total: Double?) {
     guard enabled else { return }
     let now = monotonicSeconds()
-    guard now - lastDraw >= 0.1 else { return }
-    lastDraw = now
+    drawing.withLock { state in
+      guard now - state.lastDraw >= 0.1 else { return }
+      state.lastDraw = now
+      Console.errorText(line(done: done, total: total, now: now))
+      state.drawn = true
+    }
+  }
+
+  private func line(done: Double, total: Double?, now: Double) -> String {
     let elapsed = max(now - started, 1e-6)
     let speed = done / elapsed
     var line = "\r\(label) "
@@ -40,14 +49,15 @@ public final class ProgressBar {
     } else {
       line += clock(done)
     }
-    line += "  \(Int(speed.rounded()))× realtime\u{1B}[K"
-    Console.errorText(line)
-    drawn = true
+    return line + "  \(Int(speed.rounded()))× realtime\u{1B}[K"
   }
 
   /// Clears the line.
   public func finish() {
-    if drawn { Console.errorText("\r\u{1B}[K") }
+    drawing.withLock { state in
+      if state.drawn { Console.errorText("\r\u{1B}[K") }
+      state.drawn = false
+    }
   }
 
   private func clock(_ seconds: Double) -> String {

@@ -33,7 +33,10 @@ struct Media2WavCommand: ParsableCommand {
       (atomically) only with --force; anything else is never replaced, but a character device \
       or a named pipe (-o /dev/null) is written into as a stream, like standard output. When the \
       reader of standard output goes away (media2wav -o - IN | head -c 44), media2wav stops \
-      quietly with status 0.
+      quietly with status 0. Each WAV written ends with one line on standard error, whether or \
+      not it is a terminal (wrote out.wav: 2:03.4, 48000 Hz, 2 ch, s16, 23.7 MB; a progress bar \
+      shows on a terminal until then); --quiet drops it, standard output keeps only the WAV \
+      data or the --json report.
 
       HEADER: a plain 44-byte PCM header for mono/stereo audio of at most 16 bits and 48 kHz; \
       WAVE_FORMAT_EXTENSIBLE with the real channel mask (5.1 = 0x3F, 5.1(side) = 0x60F) for more \
@@ -50,7 +53,11 @@ struct Media2WavCommand: ParsableCommand {
       (24-bit FLAC to s24, float codecs such as AAC, MP3, Opus to f32). --rate and --channels \
       resample and down/upmix with libswresample; by default the source's rate and channels \
       are kept. Corrupt packets are skipped with a warning, as ffmpeg does; if the format \
-      changes mid-stream, the rest is converted to the first frame's format.
+      changes mid-stream, the rest is converted to the first frame's format. Audio FFmpeg \
+      cannot read (no packet found in a stream that holds audio, as in 32-bit FLAC, or none \
+      that decodes) fails with no_decodable_audio and writes nothing. Uncompressed PCM in MP4 \
+      (ipcm, fpcm) is read as its pcmC box says (24-bit, 32-bit, float), which FFmpeg 5.1 \
+      does not do.
 
       ANALYSIS: --json --analyze adds an "analysis" object to the report, measured on the \
       samples as written, in the same decode pass: integrated loudness (LUFS), loudness range \
@@ -299,10 +306,12 @@ struct Media2WavCommand: ParsableCommand {
       let destination: OutputDestination =
         target == "-" ? .standardOutput : .file(path: target, overwrite: force)
       do throws(ExtractError) {
+        let report = try extractor.extract(
+          sources.source(for: path), path: input, to: destination
+        ) { progress in bar.update(done: progress.seconds, total: progress.total) }
         return .success(
-          try extractor.extract(sources.source(for: path), path: input, to: destination) {
-            progress in bar.update(done: progress.seconds, total: progress.total)
-          })
+          report,
+          bytes: WroteLine.bytes(path: target, format: report.format, samples: report.samples))
       } catch {
         // The reader of standard output went away (`| head -c 44`): it has what it wanted.
         if error.isBrokenPipe && destination == .standardOutput { return .readerGone }
@@ -318,7 +327,8 @@ struct Media2WavCommand: ParsableCommand {
 
 /// One input's result.
 enum Outcome: Sendable {
-  case success(ExtractionReport)
+  /// A WAV was written: the report, and the output's size in bytes.
+  case success(ExtractionReport, bytes: Int64)
   /// `--analyze-only`: the analysis, nothing written.
   case analyzed(AnalysisReport)
   case failure(input: String, error: ExtractError)
@@ -342,9 +352,15 @@ struct ReportWriter: ~Copyable {
 
   mutating func add(_ outcome: Outcome) {
     switch outcome {
-    case .success(let report):
+    case .success(let report, let bytes):
       for warning in report.warnings where !quiet {
         Console.error("media2wav", "\(report.input): warning: \(warning)")
+      }
+      if !quiet {
+        Console.errorText(
+          WroteLine.text(
+            output: report.output, format: report.format, samples: report.samples,
+            rf64: report.rf64, bytes: bytes) + "\n")
       }
       if verbose {
         let f = report.format

@@ -196,6 +196,11 @@ struct MixCommand: ParsableCommand {
           "\(report.clippedSamples) samples clipped (the first at \(time) s); lower the volumes or use --limit"
         )
       }
+      let bytes = WroteLine.bytes(path: output, format: report.format, samples: report.samples)
+      Console.errorText(
+        WroteLine.text(
+          output: report.output, format: report.format, samples: report.samples,
+          rf64: report.rf64, bytes: bytes) + "\n")
     }
     if json { Console.out(String(decoding: try encoder.encode(report), as: UTF8.self) + "\n") }
   }

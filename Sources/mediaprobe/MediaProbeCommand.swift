@@ -51,7 +51,9 @@ struct MediaProbeCommand: ParsableCommand {
       --hash md5 adds the MD5 of \
       the decoded content, equal to ffmpeg's streamhash muxer (stored pictures: ffmpeg's \
       -noautorotate). --verify-fast (or --verify=fast) decodes only the video's keyframes (it \
-      misses damage in other frames, and the frame count is the keyframes') and the audio whole.
+      misses damage in other frames, and the frame count is the keyframes') and the audio whole. \
+      While it decodes, a progress bar shows on standard error when that is a terminal (one \
+      file at a time; not with --quiet).
 
       Inputs are treated as untrusted: only local files and standard input are read, and \
       playlists or lists that open other resources (HLS, DASH, concat, image patterns, IMF) are \
@@ -173,7 +175,18 @@ struct MediaProbeCommand: ParsableCommand {
         quiet: diagnostics.quiet))
 
     let options = network
+    // --verify decodes whole files: a progress bar on standard error when it is a terminal,
+    // for one file at a time (several bars would overwrite each other).
+    let showsProgress = scope != nil && workers == 1 && !diagnostics.quiet
     orderedParallel(workers: workers, next: inputs.next) { _, path in
+      var prober = prober
+      let bar = ProgressBar(label: path.display, quiet: !showsProgress)
+      defer { bar.finish() }
+      if showsProgress {
+        var withProgress = prober.options
+        withProgress.progress = { done, total in bar.update(done: done, total: total) }
+        prober = Prober(options: withProgress)
+      }
       let outcome = prober.outcome(for: options.source(for: path), path: path.display)
       var compat: [PlatformVerdict]?
       if case .success(let info) = outcome, !selected.isEmpty {

@@ -67,7 +67,7 @@ import Testing
       "$BIN/mediamerge" -q -o "$OUT" "$LA" "$LA" || exit 8
       MIX="$DIR/$(printf 'mix\\xe9').json"
       printf '{"inputs": [{"path": "%s"}]}' "$DIR/plain.m4a" > "$MIX"
-      "$BIN/media2wav" mix -o "$DIR/mixed.wav" --description "$MIX" || exit 9
+      "$BIN/media2wav" mix -q -o "$DIR/mixed.wav" --description "$MIX" || exit 9
       ffprobe -v error -show_entries format=duration -of csv=p=0 "$OUT" >&2
       """)
     #expect(result.status == 0, "\(result.stderr)")

@@ -18,7 +18,9 @@ import Testing
     return try WAVFile(Data(contentsOf: URL(fileURLWithPath: output)))
   }
 
-  @Test(arguments: audioFixtures)
+  // 32-bit FLAC has no audio FFmpeg can read: ffmpeg writes nothing, media2wav fails
+  // (Media2WavWildTests).
+  @Test(arguments: audioFixtures.filter { $0 != "flac_32bit.flac" })
   func everyEncodingMatchesFFmpeg(_ fixture: String) throws {
     let directory = try TemporaryDirectory()
     for encoding in Self.encodings {

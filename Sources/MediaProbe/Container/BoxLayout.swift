@@ -43,6 +43,24 @@ package struct BoxLayout: Equatable {
     package var fragmentTicks: Int64 = 0
     /// `trex`'s default sample duration.
     var defaultSampleDuration: Int64 = 0
+    /// The type of the first sample entry (`stsd`): `avc1`, `mp4a`, `ipcm`, ...
+    package var sampleEntry: String?
+    /// For an ISO/IEC 23003-5 `ipcm`/`fpcm` entry, what its `pcmC` box says.
+    package var pcm: PCMConfiguration?
+    /// `stts` has one entry whose samples last one tick each: for audio, one PCM frame per
+    /// sample, which FFmpeg demuxes by chunks, sized from the sample entry.
+    package var oneTickPerSample = false
+    /// The chunk offsets (`stco`/`co64`), read for `ipcm`/`fpcm` tracks only.
+    package var chunkOffsets: [Int64] = []
+  }
+
+  /// An ISO/IEC 23003-5 `pcmC` box: how the samples of an `ipcm` (integer) or `fpcm` (float)
+  /// sample entry are stored.
+  package struct PCMConfiguration: Equatable {
+    /// Bit 0 of `format_flags`: little-endian samples (big-endian otherwise).
+    package var littleEndian: Bool
+    /// `PCM_sample_size`: bits per sample (16, 24 or 32 for `ipcm`; 32 or 64 for `fpcm`).
+    package var bits: Int
   }
 
   /// One edit list entry.
@@ -148,10 +166,23 @@ package struct BoxLayout: Equatable {
           } else if grandchild.type == "minf",
             let stbl = grandchild.children(in: file).first(where: { $0.type == "stbl" })
           {
-            for table in stbl.children(in: file) where table.type == "stsz" || table.type == "stz2"
-            {
-              let body = file.bytes(at: table.body, count: 12)
-              if body.count == 12 { track.tableSamples = Self.int(body, 8, 4) }
+            var offsets: [BoxFile.Header] = []
+            for table in stbl.children(in: file) {
+              switch table.type {
+              case "stsz", "stz2":
+                let body = file.bytes(at: table.body, count: 12)
+                if body.count == 12 { track.tableSamples = Self.int(body, 8, 4) }
+              case "stsd": Self.readSampleEntry(file, table, into: &track)
+              case "stts":
+                let body = file.bytes(at: table.body, count: 16)
+                track.oneTickPerSample =
+                  body.count == 16 && Self.int(body, 4, 4) == 1 && Self.int(body, 12, 4) == 1
+              case "stco", "co64": offsets.append(table)
+              default: break
+              }
+            }
+            if track.pcm != nil, let table = offsets.first {
+              track.chunkOffsets = Self.chunkOffsets(file, table)
             }
           }
         }
@@ -162,6 +193,45 @@ package struct BoxLayout: Equatable {
     let defaults = tracks[id]?.defaultSampleDuration ?? 0
     track.defaultSampleDuration = defaults
     tracks[id] = track
+  }
+
+  /// The first sample entry's type and, for `ipcm`/`fpcm`, its `pcmC` box. The entry's own
+  /// boxes follow the AudioSampleEntry fields: 28 bytes (ISO, and QuickTime version 0), 44
+  /// (QuickTime version 1) or 64 (version 2); the offset whose boxes fill the entry exactly wins.
+  private static func readSampleEntry(
+    _ file: BoxFile, _ stsd: BoxFile.Header, into track: inout Track
+  ) {
+    guard let entry = file.box(at: stsd.body + 8, within: stsd.offset + stsd.size) else { return }
+    track.sampleEntry = entry.type
+    guard entry.type == "ipcm" || entry.type == "fpcm" else { return }
+    let end = min(entry.offset + entry.size, file.size)
+    for fields: UInt64 in [28, 44, 64] {
+      var at = entry.body + fields
+      var found: PCMConfiguration?
+      while at + 8 <= end, let box = file.box(at: at, within: end), at + box.size <= end {
+        if box.type == "pcmC" {
+          let body = file.bytes(at: box.body, count: 6)
+          if body.count == 6 && box.size >= box.headerSize + 6 {
+            found = PCMConfiguration(littleEndian: body[4] & 1 != 0, bits: Int(body[5]))
+          }
+        }
+        at += box.size
+      }
+      if at == end {
+        track.pcm = found
+        return
+      }
+    }
+  }
+
+  /// The chunk offsets of an `stco` or `co64` box (at most a million).
+  private static func chunkOffsets(_ file: BoxFile, _ table: BoxFile.Header) -> [Int64] {
+    let header = file.bytes(at: table.body, count: 8)
+    guard header.count == 8 else { return [] }
+    let width = table.type == "co64" ? 8 : 4
+    let count = Int(min(int(header, 4, 4), 1_000_000, Int64(table.size) / Int64(width)))
+    let body = file.bytes(at: table.body + 8, count: count * width)
+    return (0..<(body.count / width)).map { int(body, $0 * width, width) }
   }
 
   private static func edits(_ file: BoxFile, _ elst: BoxFile.Header) -> [Edit] {

@@ -89,6 +89,9 @@ package final class InputFile {
   package private(set) var formatMismatch: FormatMismatch?
   /// Bytes of junk skipped before the first frame (MPEG audio, local files only).
   package var skippedBytes: Int64 { source.origin }
+  /// Where the demuxer stood when it had read the header (`avformat_open_input`), before any
+  /// packet: for a raw stream (FLAC, MP3, ADTS), where its frames begin.
+  package private(set) var headerEnd: Int64 = 0
 
   /// Probes `source`'s bytes, then reads stream information.
   ///
@@ -221,6 +224,9 @@ package final class InputFile {
     self.pointer = context
     self.io = io
     Self.mapDolbyVisionTags(context)
+    headerEnd = max(0, avio_tell(io))
+    // Before any packet is read: the codec and index of ISO/IEC 23003-5 PCM as `pcmC` says.
+    if demuxer.hasPrefix("mov,") { UncompressedPCM.correctStreams(of: self) }
     let info = avformat_find_stream_info(context, nil)
     if info < 0 {
       throw source.shouldStop
@@ -322,6 +328,12 @@ package final class InputFile {
     for other in 0..<streamCount where other != index {
       stream(other).pointee.discard = AVDISCARD_ALL
     }
+  }
+
+  /// Where the demuxer stands in the input's bytes (after the end: how far it read).
+  package var readPosition: Int64 {
+    guard let pb = pointer.pointee.pb else { return 0 }
+    return avio_tell(pb)
   }
 
   /// Reads the next packet into `packet`.

@@ -19,6 +19,9 @@ public struct ProbeOptions: Sendable {
   public var decoderThreads: Int32
   /// Read every input with this FFmpeg demuxer (`--input-format`) instead of probing its bytes.
   public var inputFormat: String?
+  /// With `verify`: called now and then, on the probing thread, with the media time decoded so
+  /// far and the file's duration when known (seconds), for a progress bar.
+  public var progress: (@Sendable (_ done: Double, _ total: Double?) -> Void)? = nil
 
   /// Options; the defaults read only the headers, refuse references and set no limits.
   public init(
@@ -369,6 +372,19 @@ public struct Prober: Sendable {
     }
   }
 
+  /// Hands `progress` how far into the file `packet` lies and the file's duration (seconds).
+  static func report(
+    _ progress: @Sendable (Double, Double?) -> Void, _ packet: Packet, of input: InputFile
+  ) {
+    guard let time = packet.pts ?? packet.dts else { return }
+    let context = input.pointer.pointee
+    let start = context.start_time == mt_nopts_value ? 0 : context.start_time
+    let timeBase = input.stream(packet.streamIndex).pointee.time_base
+    let done = Double(time) * av_q2d(timeBase) - Double(start) / Double(mt_time_base)
+    let total = context.duration > 0 ? Double(context.duration) / Double(mt_time_base) : nil
+    progress(max(0, done), total)
+  }
+
   /// Codecs whose containers often misreport interlacing (MBAFF H.264 in Matroska is called
   /// progressive): their first frame is decoded. Other codecs are only opened, as ffprobe does,
   /// so a 4K HEVC or AV1 file costs no decoding.
@@ -495,6 +511,7 @@ public struct Prober: Sendable {
       addScanned(index, facts, packet: packet, isLast: isLast)
     }
 
+    var packetsRead = 0
     // Without a scan or a verification, give up on first frames after this many packets.
     var packetsWithoutFrame = 0
     let packetLimit = 2_000
@@ -520,6 +537,10 @@ public struct Prober: Sendable {
       defer { packet.unref() }
       let index = packet.streamIndex
       verification?.decode(packet, stream: index)
+      if verification != nil, let progress = options.progress {
+        packetsRead += 1
+        if packetsRead % 64 == 0 { Self.report(progress, packet, of: input) }
+      }
       if let scan = results[index]?.scan {
         if scan.packetCount == 0, !packet.isDiscarded,
           Self.yieldsNothing(firstPacket: packet, of: input.view(index))
