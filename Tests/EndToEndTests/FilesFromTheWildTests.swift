@@ -191,4 +191,31 @@ import Testing
     #expect(near.status == 64)
     #expect(near.stderr.contains("Did you mean '--quiet'?"), "\(near.stderr)")
   }
+
+  /// A message never quotes the input's bytes as text: a box type that ISO BMFF does not define
+  /// is named by its offset (the construction: 16 bytes appended to an MP4, a box of type
+  /// `pw:2` claiming 2 GB), a defined one by its type.
+  @Test func messagesDoNotQuoteTheInput() throws {
+    let directory = try TemporaryDirectory()
+    let data = try Data(
+      contentsOf: packageRoot.appendingPathComponent("\(fixturesDirectory)/h264_25fps.mp4"))
+    for (type, name) in [("pw:2", "strange.mp4"), ("free", "known.mp4")] {
+      var copy = data
+      copy.append(contentsOf: [0x7F, 0xFF, 0xFF, 0xFF] + Array(type.utf8))
+      copy.append(contentsOf: Array(repeating: 0x78, count: 8))
+      let path = directory.path(name)
+      try copy.write(to: URL(fileURLWithPath: path))
+      for tool in ["mediaprobe", "mediacompat"] {
+        let result = try run(tool, [path])
+        #expect(result.status != 0, "\(tool)")
+        let said = result.stderr + result.text
+        if type == "pw:2" {
+          #expect(!said.contains("pw:2"), "\(tool)")
+          #expect(said.contains(String(format: "offset 0x%x", data.count)), "\(tool): \(said)")
+        } else {
+          #expect(said.contains("the free box"), "\(tool): \(said)")
+        }
+      }
+    }
+  }
 }

@@ -10,6 +10,33 @@ package struct BoxLayout: Equatable {
   package var movieBeforeData = false
   /// The type of a top-level box that claims to extend past the end of the file, if any.
   package var boxPastEnd: String?
+  /// Where that box starts, in bytes from the start of the file.
+  package var boxPastEndOffset: UInt64?
+
+  /// The box that extends past the end of the file, for a message: its type when it is a box
+  /// type ISO BMFF or QuickTime define (`mdat`), else only its offset in hex. The type is four
+  /// bytes of the input: quoted as text, they would show what a file holds to whoever reads
+  /// the message (a symbolic link to a private file probed by root).
+  package var boxPastEndDescription: String? {
+    guard let type = boxPastEnd else { return nil }
+    return Self.describe(type: type, offset: boxPastEndOffset ?? 0)
+  }
+
+  /// `the TYPE box` for a known box type, `the box at offset 0x...` otherwise.
+  package static func describe(type: String, offset: UInt64) -> String {
+    knownTypes.contains(type)
+      ? "the \(type) box" : "the box at offset 0x\(String(offset, radix: 16))"
+  }
+
+  /// Box types of ISO/IEC 14496-12 and -14/-15, QuickTime and the common extensions that can
+  /// appear at the top level or in a movie: the only ones a message names.
+  static let knownTypes: Set<String> = [
+    "ftyp", "styp", "moov", "mdat", "moof", "mfra", "free", "skip", "wide", "uuid", "meta",
+    "pdin", "sidx", "ssix", "prft", "emsg", "pnot", "junk", "mvhd", "trak", "tkhd", "mdia",
+    "mdhd", "hdlr", "minf", "stbl", "stsd", "stts", "stsc", "stsz", "stco", "co64", "edts",
+    "elst", "udta", "mvex", "mehd", "trex", "traf", "tfhd", "trun", "tfdt", "mfhd", "iinf",
+    "iloc", "iprp", "ipco", "pitm", "idat", "iref", "xml ", "bxml", "ilst", "keys",
+  ]
   /// The movie timescale (`mvhd`).
   package var movieTimescale: Int64?
   /// The movie duration in the movie timescale; nil when absent, zero or the sentinel.
@@ -102,6 +129,7 @@ package struct BoxLayout: Equatable {
       }
       if offset + box.size > file.size {
         layout.boxPastEnd = box.type
+        layout.boxPastEndOffset = box.offset
         break
       }
       offset += box.size

@@ -82,7 +82,8 @@ public struct Prober: Sendable {
         } else if options.verify != nil && box == "mdat" {
           indexPastEnd = true  // --verify decodes what is there and says "truncated"
         } else {
-          throw .truncated(detail: "the \(box) box extends past the end of the file")
+          throw .truncated(
+            detail: "\(layout?.boxPastEndDescription ?? box) extends past the end of the file")
         }
       } else if let samples, !samples.allInside {
         // Every box ends inside the file (an `mdat` of size 0 runs "to the end of the file"),
@@ -228,8 +229,8 @@ public struct Prober: Sendable {
           detail: "\(image.summary): FFmpeg 5.1 cannot read \(image.formatName) images")
       }
       if demuxer.hasPrefix("mov,"), let layout = BoxLayout.read(source) {
-        if let box = layout.boxPastEnd {
-          return .truncated(detail: "the \(box) box extends past the end of the file")
+        if let box = layout.boxPastEndDescription {
+          return .truncated(detail: "\(box) extends past the end of the file")
         }
         if !layout.hasMovie {
           return .truncated(
