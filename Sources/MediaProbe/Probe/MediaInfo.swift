@@ -40,6 +40,9 @@ public enum ProbeWarning: String, Codable, Sendable, Comparable {
   case frameRateFromTimestamps = "frame_rate_from_timestamps"
   /// The byte limit (`--max-bytes`) stopped reading before the end of the input.
   case byteLimitReached = "byte_limit_reached"
+  /// `--scan`: a stream's timestamps jump further than the file's packets can fill (a mutated
+  /// or spliced timestamp); the span leaves the jump out (see `TimestampScan`).
+  case timestampDiscontinuity = "timestamp_discontinuity"
 
   /// Sorted by code.
   public static func < (a: ProbeWarning, b: ProbeWarning) -> Bool { a.rawValue < b.rawValue }
