@@ -74,7 +74,7 @@ public enum MergeError: Error, Sendable, Equatable {
     case .writeError(_, let detail): "cannot write the output: \(detail)"
     case .interrupted: "interrupted: nothing was written"
     case .implausiblePlan(let reasons):
-      "the plan is implausible for its inputs, so nothing was kept: "
+      "the plan asks for more than its clips can give, so nothing was written: "
         + reasons.joined(separator: "; ")
     case .timeout(let seconds):
       "gave up after --timeout \(formatSeconds(seconds, decimals: 3)) s: nothing was written"
