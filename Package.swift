@@ -74,7 +74,11 @@ let package = Package(
     // ffmpeg command that carries it out, and the check of the written file. No command-line
     // code; runs the ffmpeg CLI (a runtime dependency, installed by Scripts/setup.sh) into an
     // AudioExtract OutputFile, the one atomic output of every tool.
-    .target(name: "Merge", dependencies: ["MediaProbe", "Compatibility", "AudioExtract"]),
+    .target(
+      name: "Merge", dependencies: ["MediaProbe", "Compatibility", "AudioExtract", "CSpawn"]),
+    // Starting a child that dies with its parent (PR_SET_PDEATHSIG between fork and exec, which
+    // posix_spawn cannot do): mediamerge's ffmpeg. A few lines of C, no dependencies.
+    .target(name: "CSpawn"),
     // What the commands share: output, diagnostics, exit codes, parallel work.
     .target(
       name: "ToolSupport",

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Mutates the fixtures and regression inputs (bit flips, cuts, overwritten, deleted, duplicated
 # and inserted ranges, boundary integers; seeded, so a run can be repeated) and runs the four
-# tools on each mutant (mediamerge: --plan, one mutant at a time after a valid clip), in
-# parallel, each run with a time limit. A run that ends by a signal (a crash), one that outlives
-# the limit (a hang), or a media2wav run that leaves any file besides its finished output, is a
-# failure; the mutant is kept for a regression input (Tests/Regressions).
+# tools on each mutant (mediamerge: a real merge, ffmpeg's render and the output check included,
+# one mutant at a time after a valid clip), in parallel, each run with the same time limit. A run
+# that ends by a signal (a crash), one that outlives the limit (a hang), a media2wav or
+# mediamerge run that leaves any file besides its finished output, or an ffmpeg that outlives its
+# mediamerge, is a failure; the mutant is kept for a regression input (Tests/Regressions).
 #
 #   Scripts/fuzz.sh [--mutants N] [--seed S] [--timeout SECONDS] [--jobs J] [--bin DIR]
 #
@@ -33,7 +34,7 @@ trap 'rm -rf "$work"' EXIT
 keep="${TMPDIR:-/tmp}/mediatools-fuzz-failures-$seed"
 
 python3 - "$seed" "$mutants" "$limit" "$jobs" "$bin" "$work" "$keep" <<'PY'
-import collections, concurrent.futures, json, os, random, shutil, signal, subprocess, sys, time
+import collections, concurrent.futures, json, os, random, re, shutil, signal, subprocess, sys, time
 
 seed, count, limit, jobs = (int(v) for v in sys.argv[1:5])
 bin_dir, work, keep = sys.argv[5:8]
@@ -101,9 +102,10 @@ COMMANDS = {
     "media2wav": ["--json", "--jobs", "1", "--force", "--format", "s24", "--rate", "22050",
                   "--gain", "-1"],
     "mediacompat": ["--ndjson", "--suggest", "--jobs", "1"],
-    # One mutant per run, merged after a valid clip: the planner sees every mutant that probes
-    # (a batch stops planning at its first bad clip). --plan runs no ffmpeg.
-    "mediamerge": ["--plan", "--jobs", "1"],
+    # One mutant per run, merged after a valid clip (a batch stops at its first bad clip), and
+    # rendered: the plan, ffmpeg's render and the output check are what the time limit covers
+    # (issue 20: nine mutants planned days and rendered forever).
+    "mediamerge": ["-q", "--no-sync", "--jobs", "1"],
 }
 MERGE_PARTNER = os.path.join(os.getcwd(), "Tests/MergeFixtures/landscape.mp4")
 
@@ -116,17 +118,37 @@ def execute(tool, paths, timeout):
         os.mkdir(out_dir)
         arguments += ["--output-dir", out_dir]
     if tool == "mediamerge":
-        arguments += ["-o", os.path.join(work, "merged.mp4"), MERGE_PARTNER]
+        os.mkdir(out_dir)
+        arguments += ["-o", os.path.join(out_dir, "merged.mp4"), MERGE_PARTNER]
+    errors = subprocess.PIPE if tool == "mediamerge" else subprocess.DEVNULL
     process = subprocess.Popen(arguments + paths, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, start_new_session=True, env=ENV)
+                               stderr=errors, start_new_session=True, env=ENV)
     try:
-        stdout, _ = process.communicate(timeout=timeout)
+        stdout, stderr = process.communicate(timeout=timeout)
         status = process.returncode
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
-        stdout, _ = process.communicate()
+        stdout, stderr = process.communicate()
         status = "hang"
     leftovers = []
+    if tool == "mediamerge":
+        # The merge's code (its stderr names it in brackets), as the other tools' JSON does.
+        codes = re.findall(rb"\[([a-z_]+)\]\s*$", stderr or b"", re.M)
+        stdout = json.dumps({"error": {"code": codes[-1].decode()}} if status != 0 and codes
+                            else {}).encode()
+        leftovers = sorted(set(os.listdir(out_dir)) - ({"merged.mp4"} if status == 0 else set()))
+        shutil.rmtree(out_dir)
+        # ffmpeg must not outlive its mediamerge (it dies with it: PR_SET_PDEATHSIG).
+        time.sleep(0.05)
+        orphans = [pid for pid in os.listdir("/proc") if pid.isdigit()
+                   and orphan_of(pid, paths[0])]
+        if orphans:
+            for pid in orphans:
+                try:
+                    os.kill(int(pid), signal.SIGKILL)
+                except OSError:
+                    pass
+            leftovers.append(f"ffmpeg still running: pids {orphans}")
     if tool == "media2wav":
         written = set()
         try:
@@ -139,6 +161,17 @@ def execute(tool, paths, timeout):
         leftovers = sorted(set(os.listdir(out_dir)) - written)
         shutil.rmtree(out_dir)
     return status, stdout, leftovers
+
+
+def orphan_of(pid, mutant):
+    """True when process pid is an ffmpeg reading the mutant (started by a finished merge)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            words = f.read().split(b"\0")
+    except OSError:
+        return False
+    return bool(words) and os.path.basename(words[0]) == b"ffmpeg" and any(
+        word.endswith(mutant.encode()) for word in words)
 
 
 def outcomes(tool, stdout):

@@ -1,4 +1,5 @@
 import AudioExtract
+import CSpawn
 import MediaProbe
 import Synchronization
 
@@ -63,20 +64,29 @@ enum ChildStatus: Equatable, CustomStringConvertible {
   }
 }
 
-/// Runs a program with pipes on its standard input, output and error: in its own process group
-/// (the terminal's Ctrl-C reaches mediamerge, which then kills it), with default signal handling
-/// and no blocked signals (the parent blocks SIGINT and SIGTERM for its handler thread).
+/// Runs a program with pipes on its standard input, output and error, in mediamerge's own
+/// process group (a kill of the group, as `timeout -s KILL` or a batch scheduler sends, reaches
+/// it too), with default signal handling and no blocked signals (the parent blocks SIGINT and
+/// SIGTERM for its handler thread), and armed to die with mediamerge (`PR_SET_PDEATHSIG`, set by
+/// `mt_spawn` between fork and exec): a `kill -9` of mediamerge leaves no ffmpeg behind.
 struct ChildProcess {
+  /// How often the supervision (`stop`) is asked while the child runs.
+  static let pollMilliseconds: Int32 = 100
+
   /// Runs `arguments[0]` (`executable`) and feeds `input` to its standard input (or gives it
   /// /dev/null); `output` receives its standard output as it comes; its standard error is kept
-  /// (the last 64 KiB).
+  /// (the last 64 KiB). `stop` is asked whenever output arrives and at least every 100 ms;
+  /// when it says true the child is killed (SIGKILL) and `stopped` is true.
   ///
-  /// - Returns: how it ended, and what it wrote on standard error.
+  /// Call from a thread that outlives the child (the main thread): Linux sends the death
+  /// signal when the thread that started the child ends.
+  ///
+  /// - Returns: how it ended, what it wrote on standard error, and whether `stop` ended it.
   /// - Throws: `MergeError.ffmpegNotFound` when it cannot be started.
   static func run(
     executable: String, arguments: [String], input: String?,
-    output: (ArraySlice<UInt8>) -> Void
-  ) throws(MergeError) -> (status: ChildStatus, errorOutput: String) {
+    output: (ArraySlice<UInt8>) -> Void, stop: () -> Bool = { false }
+  ) throws(MergeError) -> (status: ChildStatus, errorOutput: String, stopped: Bool) {
     var inPipe: [Int32] = [-1, -1]
     var outPipe: [Int32] = [-1, -1]
     var errPipe: [Int32] = [-1, -1]
@@ -84,41 +94,16 @@ struct ChildProcess {
       throw .ffmpegFailed(status: "not started", detail: String(cString: strerror(errno)))
     }
 
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    if input != nil {
-      posix_spawn_file_actions_adddup2(&actions, inPipe[0], 0)
-    } else {
-      posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    }
-    posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
-    posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
-
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var none = sigset_t()
-    sigemptyset(&none)
-    posix_spawnattr_setsigmask(&attributes, &none)
-    var defaults = sigset_t()
-    sigemptyset(&defaults)
-    for signal in [SIGINT, SIGTERM, SIGPIPE, SIGQUIT] { sigaddset(&defaults, signal) }
-    posix_spawnattr_setsigdefault(&attributes, &defaults)
-    posix_spawnattr_setpgroup(&attributes, 0)
-    posix_spawnattr_setflags(
-      &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
-
     // File names that are not UTF-8 go to ffmpeg as their own bytes (see `FileName`).
     let argv = arguments.map { FileName.withCString($0) { strdup($0) } } + [nil]
     defer { for pointer in argv { free(pointer) } }
     let child = try RunningMerge.start { () throws(MergeError) -> pid_t in
-      var pid: pid_t = 0
-      let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
-      guard result == 0 else {
-        throw result == ENOENT || result == EACCES
+      let pid = mt_spawn(executable, argv, environ, inPipe[0], outPipe[1], errPipe[1])
+      guard pid > 0 else {
+        for fd in inPipe + outPipe + errPipe where fd >= 0 { close(fd) }
+        throw -pid == ENOENT || -pid == EACCES
           ? .ffmpegNotFound
-          : .ffmpegFailed(status: "not started", detail: String(cString: strerror(result)))
+          : .ffmpegFailed(status: "not started", detail: String(cString: strerror(-pid)))
       }
       return pid
     }
@@ -136,14 +121,19 @@ struct ChildProcess {
     }
     var errors: [UInt8] = []
     var open = (out: true, err: true)
+    var stopped = false
     var buffer = [UInt8](repeating: 0, count: 1 << 16)
     while open.out || open.err {
+      if !stopped && stop() {
+        kill(child, SIGKILL)
+        stopped = true
+      }
       var fds = [
         pollfd(fd: open.out ? outPipe[0] : -1, events: Int16(POLLIN), revents: 0),
         pollfd(fd: open.err ? errPipe[0] : -1, events: Int16(POLLIN), revents: 0),
         pollfd(fd: writeEnd, events: Int16(POLLOUT), revents: 0),
       ]
-      if poll(&fds, nfds_t(fds.count), -1) < 0 {
+      if poll(&fds, nfds_t(fds.count), Self.pollMilliseconds) < 0 {
         if errno == EINTR { continue }
         break
       }
@@ -176,7 +166,7 @@ struct ChildProcess {
     while waitpid(child, &status, 0) < 0 && errno == EINTR {}
     let ended: ChildStatus =
       status & 0x7F == 0 ? .exited((status >> 8) & 0xFF) : .signaled(status & 0x7F)
-    return (ended, String(decoding: errors, as: UTF8.self))
+    return (ended, String(decoding: errors, as: UTF8.self), stopped)
   }
 
   /// A pipe whose ends close on exec (the child gets only the copies put on 0, 1 and 2).

@@ -23,11 +23,15 @@ public struct ProbedClip: Sendable, Equatable {
   /// Video packets the demuxer marks as not presented (outside an MP4 edit list, as a cut made
   /// with `-ss ... -c copy` leaves them): a copy would show them.
   public var videoPacketsOutsideEdits: Int
+  /// The clip's chapters, on its own timeline (0 = where the file starts presenting: the
+  /// ffmpeg CLI and players count them from there), in file order.
+  public var chapters: [ClipChapter]
 
   /// A clip from its parts (tests build clips without files).
   public init(
     path: String, absolutePath: String? = nil, info: MediaInfo, videoExtradata: [UInt8] = [],
-    videoContainerID: Int32? = nil, videoPacketsOutsideEdits: Int = 0
+    videoContainerID: Int32? = nil, videoPacketsOutsideEdits: Int = 0,
+    chapters: [ClipChapter] = []
   ) {
     self.path = path
     self.absolutePath = absolutePath ?? path
@@ -35,6 +39,7 @@ public struct ProbedClip: Sendable, Equatable {
     self.videoExtradata = videoExtradata
     self.videoContainerID = videoContainerID
     self.videoPacketsOutsideEdits = videoPacketsOutsideEdits
+    self.chapters = chapters
   }
 
   /// The video stream a merge uses: the first that is not cover art.
@@ -91,6 +96,7 @@ public struct ClipProber: Sendable {
       let view = input.view(video.index)
       clip.videoExtradata = view.extradata
       clip.videoContainerID = view.containerID
+      clip.chapters = Self.chapters(of: input)
       // The probe's scan counted the presented packets; a copy takes every packet.
       input.discardAll(except: video.index)
       let packet = Packet()
@@ -102,6 +108,19 @@ public struct ClipProber: Sendable {
       }
     }
     return clip
+  }
+
+  /// The input's chapters moved onto its own timeline (its start time subtracted), exact.
+  static func chapters(of input: InputFile) -> [ClipChapter] {
+    let origin = MergeTime(value: input.startMicroseconds ?? 0, timescale: 1_000_000)
+    return input.chapters.compactMap { chapter in
+      let (start, o1) = chapter.start.multipliedReportingOverflow(by: chapter.timeBase.num)
+      let (end, o2) = chapter.end.multipliedReportingOverflow(by: chapter.timeBase.num)
+      guard !o1, !o2, chapter.timeBase.den > 0 else { return nil }
+      return ClipChapter(
+        start: MergeTime(value: start, timescale: chapter.timeBase.den) - origin,
+        end: MergeTime(value: end, timescale: chapter.timeBase.den) - origin, title: chapter.title)
+    }
   }
 
   /// `path` made absolute (symbolic links resolved), or as given when that fails.

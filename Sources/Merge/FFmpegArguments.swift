@@ -11,6 +11,7 @@ extension MergePlanner {
       "-progress", "pipe:1", "-y",
     ]
     var stdin: String?
+    var inputs = 0
     var graph: [String] = []
     var maps: [String] = []
     var audioLabels: [String] = []
@@ -26,6 +27,7 @@ extension MergePlanner {
         "-f", "concat", "-safe", "0", "-auto_convert", "0", "-protocol_whitelist", "file,pipe",
         "-i", "pipe:0",
       ]
+      inputs = 1
       maps += ["-map", "0:0"]
       var nextInput = 1
       for (index, source) in sources.enumerated() {
@@ -34,6 +36,7 @@ extension MergePlanner {
           arguments += input(source)
           graph.append("[\(nextInput):\(audio.stream)]\(filter)[a\(index)]")
           nextInput += 1
+          inputs = nextInput
         } else {
           graph.append("\(filter)[a\(index)]")
         }
@@ -42,6 +45,7 @@ extension MergePlanner {
     } else {
       arguments.insert("-nostdin", at: 1)
       var videoLabels: [String] = []
+      inputs = sources.count
       for (index, source) in sources.enumerated() {
         arguments += ["-noautorotate"] + input(source)
         graph.append(
@@ -64,8 +68,20 @@ extension MergePlanner {
       graph.append(audioLabels.joined() + "concat=n=\(audioLabels.count):v=0:a=1[a]")
       maps += ["-map", "[a]"]
     }
+    if !plan.chapters.isEmpty {
+      // The chapters, re-timed, as an FFmetadata input carried in the argument itself (a
+      // `data:` URL: no file to create or remove, and --plan shows it).
+      let text = Self.metadataText(plan.chapters)
+      arguments += [
+        "-protocol_whitelist", "data", "-f", "ffmetadata", "-i",
+        "data:text/plain;base64," + Self.base64(Array(text.utf8)),
+      ]
+    }
     if !graph.isEmpty { arguments += ["-filter_complex", graph.joined(separator: ";")] }
     arguments += maps
+    // Chapters only from the plan: by default the CLI copies the first input's that has any,
+    // at that clip's own times (clip 2's chapters landed at 0 s), with a chapter track.
+    arguments += ["-map_chapters", plan.chapters.isEmpty ? "-1" : "\(inputs)"]
     arguments += plan.video.arguments
     if let audio = plan.audio { arguments += audio.arguments }
     arguments += ["-movflags", "+faststart", "-f", plan.container, plan.output]
@@ -98,6 +114,27 @@ extension MergePlanner {
       lines.append("duration \(length / 1_000_000).\(sixDigits(length % 1_000_000))")
     }
     return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// Standard base64 (RFC 4648, with padding).
+  static func base64(_ bytes: [UInt8]) -> String {
+    let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity((bytes.count + 2) / 3 * 4)
+    var index = 0
+    while index < bytes.count {
+      let count = min(3, bytes.count - index)
+      var group = 0
+      for offset in 0..<3 {
+        group = group << 8 | (offset < count ? Int(bytes[index + offset]) : 0)
+      }
+      for position in 0..<4 {
+        out.append(
+          position <= count ? alphabet[(group >> (18 - 6 * position)) & 63] : UInt8(ascii: "="))
+      }
+      index += 3
+    }
+    return String(decoding: out, as: UTF8.self)
   }
 
   private func sixDigits(_ value: Int64) -> String {

@@ -22,6 +22,13 @@ public enum MergeError: Error, Sendable, Equatable {
   case writeError(path: String, detail: String)
   /// SIGINT or SIGTERM stopped the merge; nothing was written.
   case interrupted
+  /// The plan asks for more than its inputs can give: a clip lasting longer than its file can
+  /// carry, an output bigger than its inputs allow, or a render that grew past that limit (it
+  /// was stopped). Every reason listed.
+  case implausiblePlan(reasons: [String])
+  /// `--timeout` ran out (probing, rendering or checking); the merge was stopped, nothing was
+  /// written.
+  case timeout(seconds: Double)
 
   /// The stable machine-readable code.
   public var code: String {
@@ -34,6 +41,8 @@ public enum MergeError: Error, Sendable, Equatable {
     case .output(_, let error): error.code
     case .writeError: "write_error"
     case .interrupted: "interrupted"
+    case .implausiblePlan: "implausible_plan"
+    case .timeout: "timeout"
     }
   }
 
@@ -44,7 +53,7 @@ public enum MergeError: Error, Sendable, Equatable {
     case .incompatibleInputs(let path, _): path
     case .outputMismatch(let path, _), .writeError(let path, _): path
     case .output(let path, _): path
-    case .ffmpegNotFound, .ffmpegFailed, .interrupted: nil
+    case .ffmpegNotFound, .ffmpegFailed, .interrupted, .implausiblePlan, .timeout: nil
     }
   }
 
@@ -64,6 +73,11 @@ public enum MergeError: Error, Sendable, Equatable {
     case .output(_, let error): error.message
     case .writeError(_, let detail): "cannot write the output: \(detail)"
     case .interrupted: "interrupted: nothing was written"
+    case .implausiblePlan(let reasons):
+      "the plan asks for more than its clips can give, so nothing was written: "
+        + reasons.joined(separator: "; ")
+    case .timeout(let seconds):
+      "gave up after --timeout \(formatSeconds(seconds, decimals: 3)) s: nothing was written"
     }
   }
 }

@@ -51,12 +51,18 @@ public struct MergeExecutor: Sendable {
 
   /// Runs `plan`; `progress` receives the seconds of the timeline written so far.
   ///
-  /// - Throws: `MergeError.ffmpegNotFound`, `.ffmpegFailed`, `.outputMismatch`,
-  ///   `.output` or `.writeError`. Nothing is left behind: ffmpeg writes an unnamed file
-  ///   (`OutputFile`) that gets its name only after the check.
-  public func run(_ plan: MergePlan, progress: (Double) -> Void = { _ in }) throws(MergeError)
-    -> MergeResult
-  {
+  /// The render is supervised (every 100 ms and whenever ffmpeg reports progress): it is stopped
+  /// (SIGKILL) at `deadline` (a `now()` time: `--timeout` counted from the start of the merge),
+  /// when ffmpeg reports writing more than one frame past the planned end, and when the file
+  /// grows past `expected.maxBytes`.
+  ///
+  /// - Throws: `MergeError.ffmpegNotFound`, `.ffmpegFailed`, `.outputMismatch` (also for a render
+  ///   stopped past the planned end), `.implausiblePlan` (stopped past the size limit),
+  ///   `.timeout`, `.interrupted`, `.output` or `.writeError`. Nothing is left behind: ffmpeg
+  ///   writes an unnamed file (`OutputFile`) that gets its name only after the check.
+  public func run(
+    _ plan: MergePlan, deadline: Double? = nil, progress: (Double) -> Void = { _ in }
+  ) throws(MergeError) -> MergeResult {
     guard access(plan.ffmpeg.executable, X_OK) == 0 else { throw .ffmpegNotFound }
     let staged: OutputFile
     let stagedPath: String
@@ -70,8 +76,13 @@ public struct MergeExecutor: Sendable {
     arguments[arguments.count - 1] = stagedPath
 
     let started = now()
+    let timeout = deadline.map { $0 - started }
+    // Past this much timeline written, ffmpeg has left the plan (one frame of slack).
+    let endLimit = plan.expected.duration.seconds + plan.expected.videoTolerance.seconds + 1e-3
+    var written = 0.0
+    var reason: MergeError?
     var pending: [UInt8] = []
-    let (status, errorOutput) = try ChildProcess.run(
+    let (status, errorOutput, stopped) = try ChildProcess.run(
       executable: plan.ffmpeg.executable, arguments: arguments, input: plan.ffmpeg.stdin
     ) { chunk in
       pending += chunk
@@ -79,11 +90,31 @@ public struct MergeExecutor: Sendable {
         let line = String(decoding: pending[..<newline], as: UTF8.self)
         pending.removeFirst(newline + 1)
         if line.hasPrefix("out_time_us="), let micros = Int64(line.dropFirst(12)), micros >= 0 {
-          progress(Double(micros) / 1e6)
+          written = Double(micros) / 1e6
+          progress(written)
         }
       }
+    } stop: {
+      if let deadline, now() >= deadline {
+        reason = .timeout(seconds: timeout ?? 0)
+      } else if written > endLimit {
+        reason = .outputMismatch(
+          path: plan.output,
+          problems: [
+            "ffmpeg wrote \(formatSeconds(written, decimals: 3)) s, more than one frame past the "
+              + "planned \(plan.expected.duration) s: stopped"
+          ])
+      } else if let size = Self.size(of: stagedPath), size > plan.expected.maxBytes {
+        reason = .implausiblePlan(reasons: [
+          "the output grew past \(plan.expected.maxBytes) bytes, the most its clips allow "
+            + "(\(size) bytes written): stopped"
+        ])
+      }
+      return reason != nil
     }
     let ffmpegSeconds = now() - started
+    if Interruption.isRequested { throw .interrupted }
+    if stopped, let reason { throw reason }
     guard status == .exited(0) else {
       let detail = Self.lastLines(errorOutput)
       if errorOutput.contains("No space left on device") {
@@ -93,16 +124,21 @@ public struct MergeExecutor: Sendable {
     }
 
     let checkStarted = now()
-    let prober = Prober(
-      options: ProbeOptions(scan: true, verify: .all, decoderThreads: decoderThreads))
+    let remaining = deadline.map { max(1e-3, $0 - now()) }
+    let options = ProbeOptions(
+      scan: true, timeout: remaining, verify: .all, decoderThreads: decoderThreads)
     let info: MediaInfo
     do {
-      info = try prober.probe(.file(stagedPath), path: plan.output)
+      info = try Prober(options: options).probe(.file(stagedPath), path: plan.output)
     } catch {
+      if case .timeout = error { throw .timeout(seconds: timeout ?? 0) }
       throw .outputMismatch(path: plan.output, problems: ["it cannot be probed: \(error.message)"])
     }
+    let chapters = (try? Prober.open(.file(stagedPath), options: options))?.chapters ?? []
     let platform = plan.platform.flatMap { id in PlatformDatabase.all.first { $0.id == id } }
-    let problems = OutputCheck.problems(info, against: plan, platform: platform)
+    let problems =
+      OutputCheck.problems(info, against: plan, platform: platform)
+      + OutputCheck.chapterProblems(chapters, against: plan.chapters)
     guard problems.isEmpty else { throw .outputMismatch(path: plan.output, problems: problems) }
     do {
       try staged.commit()
@@ -112,6 +148,15 @@ public struct MergeExecutor: Sendable {
     return MergeResult(
       output: info, ffmpegSeconds: ffmpegSeconds, checkSeconds: now() - checkStarted,
       ffmpegLog: errorOutput)
+  }
+
+  /// Seconds on the monotonic clock: what `run`'s `deadline` counts in.
+  public static func clock() -> Double { now() }
+
+  /// The size of the file at `path` (the staged output, through `/proc/PID/fd/N`), if known.
+  static func size(of path: String) -> Int64? {
+    var info = stat()
+    return stat(path, &info) == 0 ? Int64(info.st_size) : nil
   }
 
   /// The last few non-empty lines of what ffmpeg said.

@@ -28,10 +28,47 @@ public struct MergePlan: Codable, Sendable, Equatable {
   @NullEncoded public var audio: AudioEncoding?
   /// The platform the output was made for (`--platform`), null otherwise.
   @NullEncoded public var platform: String?
+  /// The chapters of the output: each clip's own, moved to where the clip starts on the
+  /// timeline (clip start + chapter time, exact), and one named after each clip that has none
+  /// (or for the part of a clip before its first chapter), so they cover the timeline as an MP4
+  /// chapter track does; empty when no clip has chapters (then the output has none, and no
+  /// chapter track).
+  public var chapters: [PlannedChapter]
+  /// What the plan leaves out, in words (chapters outside their clip's span, ...).
+  public var warnings: [String]
   /// The command that does it.
   public var ffmpeg: FFmpegCommand
   /// What the written file must show when probed, or it is not kept.
   public var expected: ExpectedOutput
+}
+
+/// One chapter of the merged file.
+public struct PlannedChapter: Codable, Sendable, Equatable {
+  /// Where it starts on the timeline: its clip's start plus its time in the clip.
+  public var start: MergeTime
+  /// Where it ends: the next chapter's start, or the end of the timeline.
+  public var end: MergeTime
+  /// Its title (a clip without chapters: the clip's file name).
+  public var title: String
+  /// The clip it comes from (from 0).
+  public var clip: Int
+}
+
+/// A chapter of a clip, on the clip's own timeline (0 = where it starts presenting).
+public struct ClipChapter: Codable, Sendable, Equatable {
+  /// Where it starts in the clip (exact).
+  public var start: MergeTime
+  /// Where it ends in the clip (exact).
+  public var end: MergeTime
+  /// Its title tag, when it has one.
+  public var title: String?
+
+  /// A chapter.
+  public init(start: MergeTime, end: MergeTime, title: String?) {
+    self.start = start
+    self.end = end
+    self.title = title
+  }
 }
 
 /// How the output's video is made.
@@ -240,4 +277,8 @@ public struct ExpectedOutput: Codable, Sendable, Equatable {
   public var videoTolerance: MergeTime
   /// How far the audio duration may be off: one AAC frame (1024 samples).
   public var audioTolerance: MergeTime
+  /// The most bytes the output may take: 32 times the clips' bytes, at least 64 MiB (more when
+  /// a platform recipe's bit rate needs it). A plan whose smallest possible output is larger is
+  /// refused (`implausible_plan`); a render that grows past it is stopped.
+  public var maxBytes: Int64
 }

@@ -53,6 +53,11 @@ public enum MergeSummary {
       lines.append("audio: none (no clip has audio)")
     }
     if let platform = plan.platform { lines.append("platform: \(platform)") }
+    if !plan.chapters.isEmpty {
+      lines.append(
+        "chapters: \(plan.chapters.count), moved to their clips' starts on the timeline")
+    }
+    for warning in plan.warnings { lines.append("warning: \(warning)") }
     return lines.joined(separator: "\n") + "\n"
   }
 

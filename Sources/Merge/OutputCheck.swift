@@ -25,6 +25,14 @@ public enum OutputCheck {
     }
     let audios = info.streams.filter { $0.type == .audio }
     if videos.count != 1 { problems.append("\(videos.count) video streams, 1 planned") }
+    // The only other track an MP4 may get is the chapter track of planned chapters.
+    let others = info.streams.count - videos.count - audios.count
+    let chapterTracks = plan.chapters.isEmpty ? 0 : 1
+    if others != chapterTracks {
+      problems.append(
+        "\(others) other streams (data, subtitles), \(chapterTracks) planned"
+          + (chapterTracks == 1 ? " (the chapter track)" : ""))
+    }
     let audioCount = expected.audioCodec == nil ? 0 : 1
     if audios.count != audioCount {
       problems.append("\(audios.count) audio streams, \(audioCount) planned")
@@ -65,6 +73,31 @@ public enum OutputCheck {
         let reasons = verdict.findings.filter { $0.severity == .fail }.map(\.reason)
         problems.append(
           "it does not pass on \(platform.id): " + reasons.joined(separator: "; "))
+      }
+    }
+    return problems
+  }
+
+  /// How the output's chapters differ from the plan's: their number, a title, or a start or
+  /// end more than 1 ms away (the MP4 chapter track counts milliseconds). Empty when they match.
+  package static func chapterProblems(_ chapters: [InputChapter], against planned: [PlannedChapter])
+    -> [String]
+  {
+    guard chapters.count == planned.count else {
+      return ["\(chapters.count) chapters, \(planned.count) planned"]
+    }
+    var problems: [String] = []
+    let tolerance = 0.001 + 1e-9
+    for (index, (chapter, plan)) in zip(chapters, planned).enumerated() {
+      let scale = chapter.timeBase.value
+      let (start, end) = (Double(chapter.start) * scale, Double(chapter.end) * scale)
+      if abs(start - plan.start.seconds) > tolerance || abs(end - plan.end.seconds) > tolerance
+        || chapter.title != plan.title
+      {
+        problems.append(
+          "chapter \(index + 1) \(formatSeconds(start, decimals: 3))-"
+            + "\(formatSeconds(end, decimals: 3)) s \"\(chapter.title ?? "")\", "
+            + "\(plan.start)-\(plan.end) s \"\(plan.title)\" planned")
       }
     }
     return problems

@@ -84,13 +84,13 @@ public struct MergePlanner: Sendable {
         clip.transform = transform
         clip.frames = frames
         clip.videoFilter = Self.videoFilter(
-          transform, render: render, rate: rate, frames: frames)
+          transform, render: render, rate: rate, frames: frames, span: source.duration)
       }
       if let audio {
         let samples = end.units(atRate: sampleRate) - start.units(atRate: sampleRate)
         clip.samples = samples
         clip.audioFilter = Self.audioFilter(
-          hasAudio: source.audio != nil, output: audio, samples: samples)
+          hasAudio: source.audio != nil, output: audio, samples: samples, span: source.duration)
       }
       planned.append(clip)
     }
@@ -99,14 +99,176 @@ public struct MergePlanner: Sendable {
     let expected = expectedOutput(
       method: method, sources: sources, clips: planned, render: render, video: video,
       audio: audio)
+    let (chapters, warnings) = Self.chapters(sources.map(\.clip), planned, total: cursor)
     var plan = MergePlan(
       schemaVersion: 1, output: request.output, container: container, clips: planned,
       duration: cursor, method: method, copyBlockers: blockers, render: render, video: video,
-      audio: audio, platform: request.platform?.id,
+      audio: audio, platform: request.platform?.id, chapters: chapters, warnings: warnings,
       ffmpeg: FFmpegCommand(executable: request.ffmpeg, arguments: [], stdin: nil),
       expected: expected)
+    let implausible = Self.implausibilities(plan, sources: sources)
+    if !implausible.isEmpty { throw .implausiblePlan(reasons: implausible) }
     plan.ffmpeg = command(for: plan, sources: sources)
     return plan
+  }
+
+  // MARK: - Bounds
+
+  /// Bytes of output per video frame and per AAC frame that no encode goes below: measured with
+  /// this recipe on 600 s of black 160x90 at 30 fps and digital silence (FFmpeg 5.1, libx264
+  /// veryfast CRF 20, AAC 160k, MP4): 18,000 frames took 3526 bit/s (14.7 bytes each) and 28,126
+  /// AAC frames 2274 bit/s (6.1 bytes each), plus 4 bytes each in the sample tables. Halved.
+  static let leastBytesPerFrame = (video: Int64(10), audio: Int64(5))
+  /// A clip cannot last longer than one second per byte of its file: the leanest real streams
+  /// (Opus DTX silence, an H.264 picture that never changes) take tens of bytes a second.
+  static let leastBytesPerSecond = 1.0
+  /// The output may take this many times its inputs' bytes (and at least `floorBytes`): a
+  /// re-encode of small, low-rate clips at CRF 20 can be several times their size.
+  static let bytesPerInputByte: Int64 = 32
+  static let floorBytes: Int64 = 64 << 20
+
+  /// The most bytes a plan's output may take: 32 times the clips' bytes, at least 64 MiB, and
+  /// twice what a platform recipe's bit rate (maxrate) and the audio take over the timeline.
+  static func maxBytes(
+    clips: [ProbedClip], duration: MergeTime, platform: Platform?, audio: Bool
+  ) -> Int64 {
+    let inputs = clips.reduce(Int64(0)) { $0 &+ max(0, $1.info.sizeBytes ?? 0) }
+    var limit = max(
+      floorBytes,
+      inputs.multipliedReportingOverflow(by: bytesPerInputByte).overflow
+        ? .max : inputs * bytesPerInputByte)
+    if let bitRate = platform?.transcode.videoBitRate {
+      let bits = Double(bitRate) * 1.25 + (audio ? 160_000 : 0)
+      limit = max(limit, Int64(min(2 * bits / 8 * duration.seconds, 9e18)))
+    }
+    return limit
+  }
+
+  /// Every way `plan` asks for more than its clips can give (empty when it is plausible):
+  /// - a clip lasts longer than its file's bytes can carry (`leastBytesPerSecond`): its span
+  ///   comes from a duration no packet supports (a frame that claims days);
+  /// - the smallest output the plan can make (`leastBytesPerFrame` for each planned video frame
+  ///   and AAC frame) is larger than `expected.maxBytes`, the limit the inputs' size sets.
+  static func implausibilities(_ plan: MergePlan, sources: [Source]) -> [String] {
+    var reasons: [String] = []
+    for source in sources {
+      guard let size = source.clip.info.sizeBytes, size > 0 else { continue }
+      let carried = Double(size) / leastBytesPerSecond
+      if source.duration.seconds > carried {
+        reasons.append(
+          "\(source.label) lasts \(source.duration) s, more than its \(size) bytes can carry "
+            + "(at least \(formatSeconds(leastBytesPerSecond, decimals: 0)) byte a second)")
+      }
+    }
+    let expected = plan.expected
+    let frames = plan.method == .encode ? plan.clips.compactMap(\.frames).reduce(0, +) : 0
+    let aacFrames = (plan.clips.compactMap(\.samples).reduce(0, +) + 1023) / 1024
+    let (videoBytes, o1) = frames.multipliedReportingOverflow(by: leastBytesPerFrame.video)
+    let (audioBytes, o2) = aacFrames.multipliedReportingOverflow(by: leastBytesPerFrame.audio)
+    let (least, o3) = videoBytes.addingReportingOverflow(audioBytes)
+    if o1 || o2 || o3 || least > expected.maxBytes {
+      reasons.append(
+        "the output (\(plan.duration) s) would take at least "
+          + "\(o1 || o2 || o3 ? "more than 2^63" : "\(least)") bytes, more than the "
+          + "\(expected.maxBytes) its clips allow")
+    }
+    return reasons
+  }
+
+  // MARK: - Chapters
+
+  /// Longest FFmetadata text (the chapters) passed to ffmpeg on its command line; beyond it the
+  /// chapters are dropped with a warning (one argument may hold 128 KiB on Linux).
+  static let chapterTextLimit = 64 << 10
+
+  /// The output's chapters: each clip's chapters moved to the clip's start on the timeline
+  /// (exact), clamped to its span (those starting at or after its end are dropped, with a
+  /// warning); before a clip's first chapter, and for a clip without chapters, a chapter named
+  /// after the clip's file. Each ends where the next starts, the last at `total`, as an MP4
+  /// chapter track presents them. Empty when no clip has chapters.
+  static func chapters(_ clips: [ProbedClip], _ planned: [PlannedClip], total: MergeTime)
+    -> (chapters: [PlannedChapter], warnings: [String])
+  {
+    guard clips.contains(where: { !$0.chapters.isEmpty }) else { return ([], []) }
+    var warnings: [String] = []
+    var starts: [(start: MergeTime, title: String, clip: Int)] = []
+    for (index, clip) in clips.enumerated() {
+      let span = planned[index]
+      let name = FileName.display(
+        String(clip.path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""))
+      var own: [(start: MergeTime, title: String, clip: Int)] = []
+      for (number, chapter) in clip.chapters.enumerated() {
+        guard chapter.start < span.duration else {
+          warnings.append(
+            "clip \(index + 1) (\(clip.path)): chapter \(number + 1) starts at "
+              + "\(chapter.start) s, at or after the clip's end (\(span.duration) s): dropped")
+          continue
+        }
+        let start = max(chapter.start, .zero)
+        own.append((span.start + start, chapter.title ?? "Chapter \(number + 1)", index))
+      }
+      own.sort { $0.start < $1.start }
+      if own.first.map({ span.start < $0.start }) ?? true {
+        own.insert((span.start, name, index), at: 0)
+      }
+      starts += own
+    }
+    // Two chapters at one time: the later one in the list stays (the other would last 0 s).
+    var unique: [(start: MergeTime, title: String, clip: Int)] = []
+    for entry in starts {
+      if let last = unique.last, last.start == entry.start { unique.removeLast() }
+      unique.append(entry)
+    }
+    var chapters: [PlannedChapter] = []
+    for (index, entry) in unique.enumerated() {
+      let end = index + 1 < unique.count ? unique[index + 1].start : total
+      chapters.append(
+        PlannedChapter(start: entry.start, end: end, title: entry.title, clip: entry.clip))
+    }
+    if metadataText(chapters).utf8.count > chapterTextLimit {
+      warnings.append(
+        "\(chapters.count) chapters take more than \(chapterTextLimit) bytes: all dropped")
+      return ([], warnings)
+    }
+    return (chapters, warnings)
+  }
+
+  /// The chapters as an FFmetadata file (`;FFMETADATA1`), each in the exact time base of its
+  /// start and end (microseconds when that does not fit in 32 bits, FFmetadata's limit).
+  static func metadataText(_ chapters: [PlannedChapter]) -> String {
+    var lines = [";FFMETADATA1"]
+    for chapter in chapters {
+      let (scale, start, end) = commonScale(chapter.start, chapter.end)
+      lines += [
+        "[CHAPTER]", "TIMEBASE=1/\(scale)", "START=\(start)", "END=\(end)",
+        "title=" + escapeMetadata(chapter.title),
+      ]
+    }
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// `a` and `b` counted in one timescale that fits in 32 bits: the least common multiple of
+  /// theirs (exact), or microseconds (rounded) when that does not fit.
+  static func commonScale(_ a: MergeTime, _ b: MergeTime) -> (scale: Int64, a: Int64, b: Int64) {
+    let divisor = MergeTime.gcd(a.timescale, b.timescale)
+    let (lcm, overflow) = (a.timescale / divisor).multipliedReportingOverflow(by: b.timescale)
+    if !overflow, lcm <= Int64(Int32.max) {
+      let (x, o1) = a.value.multipliedReportingOverflow(by: lcm / a.timescale)
+      let (y, o2) = b.value.multipliedReportingOverflow(by: lcm / b.timescale)
+      if !o1 && !o2 { return (lcm, x, y) }
+    }
+    let microseconds = Rational(1_000_000, 1)!
+    return (1_000_000, a.units(atRate: microseconds), b.units(atRate: microseconds))
+  }
+
+  /// A value for an FFmetadata file: `=`, `;`, `#`, `\\` and line breaks escaped with `\\`.
+  static func escapeMetadata(_ text: String) -> String {
+    var escaped = ""
+    for character in text {
+      if "=;#\\\n".contains(character) { escaped.append("\\") }
+      escaped.append(character)
+    }
+    return escaped
   }
 
   // MARK: - Clips
@@ -380,13 +542,22 @@ public struct MergePlanner: Sendable {
       width: scaledWidth, height: scaledHeight)
   }
 
-  /// One clip's video chain: frame rate first (the first frame repeated back to the clip's
-  /// start if the video starts late), upright, scaled, padded or cropped, square pixels, 4:2:0,
-  /// then exactly `frames` frames (the last one held when the audio is longer).
+  /// One clip's video chain: only frames inside the clip's span (a frame whose timestamp lies
+  /// outside it, a wild one, is dropped), the stream's end held at the span's end (the ffmpeg CLI
+  /// ends a stream at its last frame plus that frame's duration, which a damaged file sets to
+  /// days: the `fps` filter would make every frame of them), then frame rate (the first frame
+  /// repeated back to the clip's start if the video starts late), upright, scaled, padded or
+  /// cropped, square pixels, 4:2:0, then exactly `frames` frames (the last one held when the
+  /// audio is longer).
   static func videoFilter(
-    _ transform: ClipTransform, render: RenderPlan, rate: Rational, frames: Int64
+    _ transform: ClipTransform, render: RenderPlan, rate: Rational, frames: Int64,
+    span: MergeTime
   ) -> String {
-    var filters = ["fps=\(rate.num)/\(rate.den):start_time=0"]
+    let end = "\(span.value)/\(span.timescale)"
+    var filters = [
+      "select=between(t\\,-1\\,\(end))", "setpts=min(PTS\\,\(end)/TB)",
+      "fps=\(rate.num)/\(rate.den):start_time=0",
+    ]
     filters += transform.upright
     filters.append("scale=\(transform.width):\(transform.height)")
     if transform.x >= 0 && transform.y >= 0 {
@@ -403,15 +574,19 @@ public struct MergePlanner: Sendable {
     return filters.joined(separator: ",")
   }
 
-  /// One clip's audio chain: resampled to the output's rate and layout, silence in front if it
-  /// starts late and behind if it is shorter, exactly `samples` samples. A clip without audio
-  /// gets that much silence.
-  static func audioFilter(hasAudio: Bool, output: AudioEncoding, samples: Int64) -> String {
+  /// One clip's audio chain: only frames that start inside the clip's span (a wild timestamp
+  /// would make the resampler fill the distance with silence), resampled to the output's rate
+  /// and layout, silence in front if it starts late and behind if it is shorter, exactly
+  /// `samples` samples. A clip without audio gets that much silence.
+  static func audioFilter(
+    hasAudio: Bool, output: AudioEncoding, samples: Int64, span: MergeTime
+  ) -> String {
     let rate = output.sampleRate
     let layout = output.channelLayout
     let head =
       hasAudio
       ? [
+        "aselect=between(t\\,-1\\,\(span.value)/\(span.timescale))",
         "aresample=\(rate):async=1:first_pts=0",
         "aformat=sample_fmts=fltp:sample_rates=\(rate):channel_layouts=\(layout)", "apad",
       ]
@@ -507,6 +682,7 @@ public struct MergePlanner: Sendable {
         units: clips.compactMap(\.samples).reduce(0, +),
         rate: Rational(Int64(audio.sampleRate), 1)!)
     }
+    let total = clips.last.map(\.end) ?? .zero
     return ExpectedOutput(
       width: render.width, height: render.height, displayWidth: displayWidth,
       displayHeight: displayHeight, orientation: orientation, videoCodec: video.codec,
@@ -514,6 +690,9 @@ public struct MergePlanner: Sendable {
       videoDuration: videoDuration, audioDuration: audioDuration,
       videoTolerance: MergeTime(units: 1, rate: rate),
       audioTolerance: MergeTime(
-        value: 1024, timescale: Int64(audio?.sampleRate ?? Self.defaultSampleRate)))
+        value: 1024, timescale: Int64(audio?.sampleRate ?? Self.defaultSampleRate)),
+      maxBytes: Self.maxBytes(
+        clips: sources.map(\.clip), duration: total, platform: request.platform,
+        audio: audio != nil))
   }
 }

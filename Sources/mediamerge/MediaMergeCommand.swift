@@ -17,6 +17,7 @@ struct MediaMergeCommand: ParsableCommand {
     commandName: "mediamerge",
     abstract:
       "Join clips upright on one exact timeline (AVMutableComposition's job), copy or encode.",
+    usage: "mediamerge [<options>] <clips> ... -o <file>",
     discussion: """
       Probes the clips (as mediaprobe --scan, so durations are exact), makes a plan, runs ffmpeg \
       (a runtime dependency, found on PATH) and checks what it wrote before keeping it.
@@ -49,6 +50,24 @@ struct MediaMergeCommand: ParsableCommand {
       is ever replaced. SIGINT or SIGTERM kill ffmpeg and leave nothing. Progress shows on a \
       terminal.
 
+      CHAPTERS: the clips' chapters are moved to where each clip starts on the timeline (clip \
+      start + chapter time, exact); a clip without chapters, or the part of a clip before its \
+      first, gets one named after its file; chapters starting after their clip's end are \
+      dropped with a warning. MP4 keeps them as a chapter track (a text track, which ffprobe \
+      lists as a data stream) and a Nero chpl box; when no clip has chapters the output has \
+      neither, and no other data or subtitle stream ever appears.
+
+      BOUNDS: a merge cannot run away. Each clip's frames are kept inside its span (a frame \
+      whose timestamp lies outside it is dropped, and a stream's end is held at the span's end, \
+      whatever durations its packets claim). The plan is refused (implausible_plan) when a clip \
+      lasts longer than its file's bytes can carry (1 s per byte) or when the smallest output \
+      it can make exceeds the size limit: 32 times the clips' bytes, at least 64 MiB. The \
+      render is stopped when ffmpeg reports writing more than one frame past the plan \
+      (output_mismatch), when the file grows past the size limit (implausible_plan), and at \
+      --timeout, which counts from the start and covers probing, rendering and checking \
+      (timeout). ffmpeg runs in mediamerge's process group and dies with it (PR_SET_PDEATHSIG): \
+      kill -9 of mediamerge, or timeout -s KILL, leaves no ffmpeg running.
+
       PLAN: --plan prints the plan as JSON (schemas/mediamerge-plan.schema.json: the timeline \
       with exact starts and durations, each clip's streams, padding, transform and filters, the \
       method and every copy blocker, the exact ffmpeg arguments and its standard input, and \
@@ -57,8 +76,8 @@ struct MediaMergeCommand: ParsableCommand {
 
       ERRORS: every failure has a stable code, printed in brackets (and in the JSON error \
       record with --plan): the probe's codes for a clip (not_found, not_a_file, truncated, ...), \
-      incompatible_inputs, ffmpeg_not_found, ffmpeg_failed, output_mismatch, output_exists, \
-      output_is_directory, write_error, interrupted.
+      incompatible_inputs, implausible_plan, ffmpeg_not_found, ffmpeg_failed, output_mismatch, \
+      output_exists, output_is_directory, write_error, timeout, interrupted.
 
       EXIT STATUS: 0 the output was written and checked (or the plan made), 1 it was not (any \
       error above), 64 usage errors, 130 or 143 when interrupted by SIGINT or SIGTERM. Clips \
@@ -76,10 +95,15 @@ struct MediaMergeCommand: ParsableCommand {
   @Argument(help: "The clips, in timeline order (local files; each is read twice).")
   var clips: [String] = []
 
+  // Optional to the parser, required by `validate()`: a bad option is reported before a missing
+  // -o, and no arguments at all get the short usage, not the whole manual.
   @Option(
     name: [.short, .long],
     help: ArgumentHelp("The merged file (.mp4, .m4v or .mov).", valueName: "file"))
-  var output: String
+  var output: String?
+
+  /// The output path (`validate()` made sure there is one).
+  var outputPath: String { output ?? "" }
 
   @OptionGroup var outputFile: OutputFileOptions
 
@@ -113,14 +137,30 @@ struct MediaMergeCommand: ParsableCommand {
 
   @OptionGroup var input: InputOptions
 
-  @OptionGroup var limits: TimeLimitOptions
+  @Option(
+    help: ArgumentHelp(
+      "Give up after this many seconds in all: probing, rendering and checking (error code timeout; ffmpeg is stopped, nothing is written).",
+      valueName: "seconds"))
+  var timeout: Double?
 
   static func main() { mainAsTool() }
 
-  func validate() throws {
+  /// The arguments' checks, made at the start of `run()` rather than in `validate()`: the
+  /// parser checks for unknown options only after `validate()`, so a misspelt option would be
+  /// hidden behind "give the output file" (issue 20). Errors are usage errors (exit 64).
+  func checkArguments() throws {
+    if clips.isEmpty && input.filesFrom == nil && output == nil {
+      throw ValidationError("give the clips to merge and the output file (-o FILE)")
+    }
     if clips.isEmpty && input.filesFrom == nil { throw ValidationError("give the clips to merge") }
+    guard let output else {
+      throw ValidationError("give the output file with -o FILE (.mp4, .m4v or .mov)")
+    }
     if clips.contains("-") {
       throw ValidationError("standard input cannot be a clip (each clip is read twice)")
+    }
+    if let timeout, !(timeout > 0 && timeout.isFinite) {
+      throw ValidationError("--timeout must be a positive number of seconds")
     }
     if MergeRequest.container(for: output) == nil {
       throw ValidationError("the output must end in .mp4, .m4v or .mov")
@@ -146,6 +186,9 @@ struct MediaMergeCommand: ParsableCommand {
   }
 
   func run() throws {
+    // --timeout counts from here: probing, planning, rendering and checking all fall within it.
+    let deadline = timeout.map { MergeExecutor.clock() + $0 }
+    try checkArguments()
     installInterruptHandlers {
       RunningMerge.abort()
       Console.error("mediamerge", "interrupted: nothing was written [interrupted]")
@@ -170,8 +213,11 @@ struct MediaMergeCommand: ParsableCommand {
       throw ExitCode(ExitStatus.failure)
     }
     do throws(MergeError) {
+      if let deadline, let timeout, MergeExecutor.clock() >= deadline {
+        throw .timeout(seconds: timeout)
+      }
       let request = MergeRequest(
-        output: output, size: size, fit: fit, method: method,
+        output: outputPath, size: size, fit: fit, method: method,
         platform: try? platform.map(Self.platform(named:)),
         ffmpeg: FFmpegLocator.find() ?? "ffmpeg", verbose: diagnostics.verbose)
       let merge = try MergePlanner(request: request).plan(probed)
@@ -190,11 +236,11 @@ struct MediaMergeCommand: ParsableCommand {
         if !diagnostics.quiet { Console.errorText("dry run: nothing was written\n") }
         return
       }
-      let bar = ProgressBar(label: output, quiet: diagnostics.quiet)
+      let bar = ProgressBar(label: outputPath, quiet: diagnostics.quiet)
       let total = merge.duration.seconds
       let result: MergeResult
       do throws(MergeError) {
-        result = try executor.run(merge) { bar.update(done: $0, total: total) }
+        result = try executor.run(merge, deadline: deadline) { bar.update(done: $0, total: total) }
       } catch {
         bar.finish()
         throw error
@@ -215,8 +261,7 @@ struct MediaMergeCommand: ParsableCommand {
   /// - Returns: the clips, and the errors of those that could not be probed, in order.
   func probe(_ paths: [String]) -> (clips: [ProbedClip], errors: [MergeError]) {
     let prober = ClipProber(
-      allowReferences: input.allowReferences, timeout: limits.timeout,
-      inputFormat: input.inputFormat)
+      allowReferences: input.allowReferences, timeout: timeout, inputFormat: input.inputFormat)
     let results = Mutex<[Int: Result<ProbedClip, MergeError>]>([:])
     orderedParallel(count: paths.count, jobs: parallel.jobs) { index in
       do throws(MergeError) {
@@ -245,7 +290,7 @@ struct MediaMergeCommand: ParsableCommand {
       "mediamerge", (error.path.map { "\($0): " } ?? "") + error.message + " [\(error.code)]")
     if plan, json,
       let data = try? MediaToolsJSONEncoder().encode(
-        ErrorRecord(path: error.path ?? output, code: error.code, message: error.message))
+        ErrorRecord(path: error.path ?? outputPath, code: error.code, message: error.message))
     {
       Console.out(String(decoding: data, as: UTF8.self) + "\n")
     }

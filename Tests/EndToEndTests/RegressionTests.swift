@@ -39,6 +39,11 @@ import Testing
     #expect(Self.inputs.contains("flac32_mid_side.mkv"))
     // A fuzzed MP4 whose video stream has no picture size: mediamerge divided by it (SIGILL).
     #expect(Self.inputs.contains("video_size_zero.mp4"))
+    // Issue 20: mutants whose wild timestamps (FLV, TS) or packet durations (MP4) made the
+    // merge plan days or its ffmpeg spin (WildMergeTests checks each is bounded).
+    for mutant in ["offset_video_late_5.flv", "h264_60fps_14.ts", "orient_down_mirrored_15.mp4"] {
+      #expect(Self.inputs.contains(mutant))
+    }
   }
 
   @Test(arguments: inputs)

@@ -4,9 +4,67 @@
 /// Packets arrive in decoding order; a small sorted window puts presentation timestamps back in
 /// order (B-frames reorder by at most a few frames) so the deltas between consecutive frames are
 /// the real frame durations.
+///
+/// Discontinuities: packets whose timestamps lie within `runGap` (60 s) of each other (a packet's
+/// own duration counts as covered) form one run. A stream normally is one run; a mutated or
+/// spliced timestamp starts another. `removeDiscontinuities(allowance:)` then joins runs closer
+/// than the allowance and lays the others end to end, so the span is what the packets support,
+/// not the distance to one wild timestamp.
 package struct TimestampScan {
   /// How many timestamps the reorder window holds; far more than any codec's reorder depth.
   static let windowSize = 32
+  /// Timestamps this far apart (seconds), beyond a packet's own duration, start a new run.
+  package static let runGapSeconds: Int64 = 60
+  /// Runs kept at most; beyond it the two closest are merged (memory stays constant).
+  static let maxRuns = 16
+
+  /// One run of packets whose timestamps lie within `runGap` of each other.
+  struct Run {
+    /// The earliest and the latest timestamp or packet end: what a packet must come near to join.
+    var low: Int64
+    var reach: Int64
+    var count: Int64 = 0
+    /// The first and last of its packets in decoding order (the stream's packet numbers).
+    var first: Int64
+    var last: Int64
+    /// The earliest presented start and the latest presented end (packets with a duration).
+    var start: Int64?
+    var end: Int64?
+    /// The latest presented packet's timestamp and duration.
+    var latestTimestamp: Int64?
+    var latestDuration: Int64 = 0
+
+    func admits(_ timestamp: Int64, within gap: Int64) -> Bool {
+      timestamp >= saturating(low, -gap) && timestamp <= saturating(reach, gap)
+    }
+
+    mutating func merge(_ other: Run) {
+      low = Swift.min(low, other.low)
+      reach = Swift.max(reach, other.reach)
+      count += other.count
+      first = Swift.min(first, other.first)
+      last = Swift.max(last, other.last)
+      if let start = other.start { self.start = Swift.min(self.start ?? start, start) }
+      if let end = other.end { self.end = Swift.max(self.end ?? end, end) }
+      if let latest = other.latestTimestamp, latest >= (latestTimestamp ?? .min) {
+        latestTimestamp = latest
+        latestDuration = other.latestDuration
+      }
+    }
+  }
+
+  /// `runGapSeconds` in ticks; nil without a usable time base (no runs are tracked).
+  private let runGap: Int64?
+  /// Ticks per second (0 without a time base).
+  private let ticksPerSecond: Double
+  private var runs: [Run] = []
+  private var currentRun = 0
+  /// Jumps between runs that `removeDiscontinuities` left out of the span.
+  package private(set) var discontinuities = 0
+  /// The frame deltas no larger than `runGap`: the stream's ordinary steps.
+  private var ordinaryMinDelta: Int64?
+  private var ordinaryMaxDelta: Int64?
+  private var ordinaryLastDelta: Int64?
 
   /// Presented packets seen.
   package private(set) var packetCount: Int64 = 0
@@ -44,7 +102,18 @@ package struct TimestampScan {
   package private(set) var minDelta: Int64?
   package private(set) var maxDelta: Int64?
 
-  package init() {}
+  /// A scan of a stream whose timestamps count ticks of `timeBase` seconds; without a time base
+  /// no discontinuity is looked for.
+  package init(timeBase: Rational? = nil) {
+    if let timeBase, timeBase.num > 0, timeBase.den > 0 {
+      ticksPerSecond = Double(timeBase.den) / Double(timeBase.num)
+      let (ticks, overflow) = Self.runGapSeconds.multipliedReportingOverflow(by: timeBase.den)
+      runGap = overflow ? nil : Swift.max(1, ticks / timeBase.num)
+    } else {
+      ticksPerSecond = 0
+      runGap = nil
+    }
+  }
 
   /// What the decoder presents of one frame `duration` ticks long, as libavcodec applies skip
   /// samples side data (decode.c): a packet's `skip` (nil: it has no side data) replaces the
@@ -142,6 +211,7 @@ package struct TimestampScan {
       }
     }
     if trim != nil, timestamp >= (latest?.timestamp ?? .min) { latest = (timestamp, duration) }
+    track(timestamp: timestamp, duration: duration, trim: trim)
     longestPacket = Swift.max(longestPacket, duration)
     let position = window.firstIndex { $0 > timestamp } ?? window.count
     window.insert(timestamp, at: position)
@@ -156,6 +226,147 @@ package struct TimestampScan {
     lastDelta = delta
     minDelta = Swift.min(minDelta ?? delta, delta)
     maxDelta = Swift.max(maxDelta ?? delta, delta)
+    if let runGap, delta > runGap { return }
+    ordinaryLastDelta = delta
+    ordinaryMinDelta = Swift.min(ordinaryMinDelta ?? delta, delta)
+    ordinaryMaxDelta = Swift.max(ordinaryMaxDelta ?? delta, delta)
+  }
+
+  /// Adds a timed packet to the run its timestamp lies in (the latest one first), or starts a
+  /// run; past `maxRuns` the two runs closest in time are merged.
+  private mutating func track(
+    timestamp: Int64, duration: Int64, trim: (front: Int64, back: Int64)?
+  ) {
+    guard let runGap else { return }
+    var index: Int
+    if runs.indices.contains(currentRun), runs[currentRun].admits(timestamp, within: runGap) {
+      index = currentRun
+    } else if let found = runs.firstIndex(where: { $0.admits(timestamp, within: runGap) }) {
+      index = found
+    } else {
+      runs.append(Run(low: timestamp, reach: timestamp, first: packetCount, last: packetCount))
+      index = runs.count - 1
+    }
+    var run = runs[index]
+    run.count += 1
+    run.last = packetCount
+    run.low = Swift.min(run.low, timestamp)
+    run.reach = Swift.max(run.reach, saturating(timestamp, Swift.max(duration, 0)))
+    if let trim {
+      let first = timestamp + trim.front
+      run.start = Swift.min(run.start ?? first, first)
+      if duration > 0 {
+        let packetEnd = saturating(timestamp, duration - trim.back)
+        run.end = Swift.max(run.end ?? packetEnd, packetEnd)
+      }
+      if timestamp >= (run.latestTimestamp ?? .min) {
+        run.latestTimestamp = timestamp
+        run.latestDuration = duration
+      }
+    }
+    runs[index] = run
+    if runs.count > Self.maxRuns {
+      runs.sort { $0.low < $1.low }
+      var closest = 0
+      var smallest = Int64.max
+      for at in 0..<(runs.count - 1) {
+        let gap = saturating(runs[at + 1].low, -runs[at].reach)
+        if gap < smallest { (closest, smallest) = (at, gap) }
+      }
+      runs[closest].merge(runs.remove(at: closest + 1))
+      index = closest
+    }
+    currentRun = index
+  }
+
+  /// How long the stream's packets can last without a jump, in seconds: its presented packets
+  /// times its longest ordinary step (the largest delta between consecutive presentation times,
+  /// or the longest packet duration, neither counted beyond `runGapSeconds`). 0 without a time
+  /// base.
+  package var contentSeconds: Double {
+    guard let runGap, ticksPerSecond > 0 else { return 0 }
+    let step = Swift.max(ordinaryMaxDelta ?? 0, Swift.min(longestPacket, runGap))
+    return Double(packetCount) * Double(step) / ticksPerSecond
+  }
+
+  /// Leaves jumps between runs out of the span (call after `finish`): runs whose gap is at most
+  /// `allowance` seconds (never less than `runGapSeconds`) are joined, gap included, as before.
+  /// Across a larger gap, a discontinuity, the group of runs with the most packets keeps its
+  /// place on the timeline, and each other group:
+  /// - whose packets lie, in decoding order, between the main group's first and last (timestamps
+  ///   that jumped away and back: mutated or damaged ones) adds nothing, its frames counted but
+  ///   their time already in the span, where they left a hole;
+  /// - otherwise (a stream spliced from recordings made apart) is laid end to end before or
+  ///   after the main group, as long as its own packets (a lone packet: its duration, else the
+  ///   stream's ordinary step).
+  /// The frame statistics (`minDelta`, `maxDelta`) then leave the jumps out too. Nothing changes
+  /// when the stream is one group.
+  package mutating func removeDiscontinuities(allowance: Double) {
+    guard runs.count > 1, let runGap, ticksPerSecond > 0 else { return }
+    let limit = Swift.max(
+      runGap, Int64(Swift.min(allowance * ticksPerSecond, Double(Int64.max / 4))))
+    var pieces: [Group] = []
+    for run in runs {
+      let first: Int64 = run.start ?? run.low
+      var last: Int64 = Swift.max(run.end ?? first, first)
+      if let latest = run.latestTimestamp, last <= latest || run.latestDuration <= 0 {
+        // The latest frame carried no duration: it lasts an ordinary step.
+        last = Swift.max(last, saturating(latest, ordinaryLastDelta ?? 0))
+      }
+      pieces.append(
+        Group(start: first, end: last, count: run.count, first: run.first, last: run.last))
+    }
+    pieces.sort { $0.start < $1.start }
+    var groups: [Group] = []
+    for piece in pieces {
+      if var group = groups.last, piece.start <= saturating(group.end, limit) {
+        group.absorb(piece)
+        groups[groups.count - 1] = group
+      } else {
+        groups.append(piece)
+      }
+    }
+    guard groups.count > 1 else { return }
+    var anchor = 0
+    for index in groups.indices where groups[index].count > groups[anchor].count {
+      anchor = index
+    }
+    let main = groups[anchor]
+    var before: Int64 = 0
+    var after: Int64 = 0
+    for (index, group) in groups.enumerated() where index != anchor {
+      // Packets that jumped away and back: their place inside the main group is empty already.
+      let interleaved = group.first > main.first && group.last < main.last
+      let length: Int64 = interleaved ? 0 : group.end - group.start
+      if index < anchor {
+        before = saturating(before, length)
+      } else {
+        after = saturating(after, length)
+      }
+    }
+    discontinuities = groups.count - 1
+    start = saturating(main.start, -before)
+    end = saturating(main.end, after)
+    minDelta = ordinaryMinDelta
+    maxDelta = ordinaryMaxDelta
+    lastDelta = ordinaryLastDelta
+  }
+
+  /// Runs joined across gaps within the allowance: their presented span, packets, and first and
+  /// last packet numbers in decoding order.
+  struct Group {
+    var start: Int64
+    var end: Int64
+    var count: Int64
+    var first: Int64
+    var last: Int64
+
+    mutating func absorb(_ other: Group) {
+      end = Swift.max(end, other.end)
+      count += other.count
+      first = Swift.min(first, other.first)
+      last = Swift.max(last, other.last)
+    }
   }
 
   /// Flushes the reorder window; call once after the last packet.
@@ -236,4 +447,10 @@ package struct TimestampScan {
     guard let minDelta, let maxDelta else { return nil }
     return maxDelta - minDelta <= 1 ? .cfr : .vfr
   }
+}
+
+/// `a + b`, held at the ends of `Int64` instead of overflowing (mutated timestamps reach them).
+private func saturating(_ a: Int64, _ b: Int64) -> Int64 {
+  let (sum, overflow) = a.addingReportingOverflow(b)
+  return overflow ? (b > 0 ? .max : .min) : sum
 }

@@ -52,6 +52,9 @@ public enum ProbeWarning: String, Codable, Sendable, Comparable {
   /// Bytes of junk come before the first frame of an MPEG audio file; they were skipped
   /// (the durations and the decoding start at the first frame).
   case leadingJunk = "leading_junk"
+  /// `--scan`: a stream's timestamps jump further than the file's packets can fill (a mutated
+  /// or spliced timestamp); the span leaves the jump out (see `TimestampScan`).
+  case timestampDiscontinuity = "timestamp_discontinuity"
 
   /// Sorted by code.
   public static func < (a: ProbeWarning, b: ProbeWarning) -> Bool { a.rawValue < b.rawValue }

@@ -114,6 +114,7 @@ public struct Prober: Sendable {
       streams[index].apply(measurement, timeBase: streams[index].timeBase)
       if measurement.ratesFromTimestamps { warnings.insert(.frameRateFromTimestamps) }
       if measurement.endsWithFragment { warnings.insert(.trailingData) }
+      if measurement.scan?.discontinuities ?? 0 > 0 { warnings.insert(.timestampDiscontinuity) }
     }
     if verification?.endsWithFragment == true { warnings.insert(.trailingData) }
     if input.source.timedOut || input.source.isExpired {
@@ -465,7 +466,8 @@ public struct Prober: Sendable {
     var held: [Int: (facts: ScannedPacket, packet: Packet?)] = [:]
     if options.scan {
       for stream in streams {
-        results[stream.index, default: Measurement()].scan = TimestampScan()
+        results[stream.index, default: Measurement()].scan = TimestampScan(
+          timeBase: stream.timeBase)
         checks[stream.index] = PacketCheck(input.view(stream.index))
         if stream.type == .audio, Self.framesDecodeAlone(stream.codec.name) {
           decodedAlone.insert(stream.index)
@@ -607,8 +609,14 @@ public struct Prober: Sendable {
         timestamps: timestamps, timeBase: input.stream(index).pointee.time_base)
     }
     for index in Array(results.keys) {
+      results[index]?.scan?.finish(headerEnd: Self.headerEnd(of: input.view(index)))
+    }
+    let allowance = Self.discontinuityAllowance(streams: streams, measured: results)
+    for index in Array(results.keys) {
       let stream = input.view(index)
-      results[index]?.scan?.finish(headerEnd: Self.headerEnd(of: stream))
+      if stream.isAudio || stream.isVideo {
+        results[index]?.scan?.removeDiscontinuities(allowance: allowance)
+      }
       if let end = results[index]?.editEnd { results[index]?.scan?.clampEnd(to: end) }
       // Audio starts no earlier than libavformat's `start_time` (Ogg Vorbis's first packet, at
       // -128, yields no samples). Video does not: its `start_time` can lie after frames a decoder
@@ -631,6 +639,24 @@ public struct Prober: Sendable {
       }
     }
     return results
+  }
+
+  /// How far apart two runs of a stream's timestamps may lie and still be one presentation, in
+  /// seconds: `TimestampScan.runGapSeconds` (60 s), or longer when the file's packets can fill
+  /// more: the longest `contentSeconds` of its audio and video streams (presented packets times
+  /// the stream's longest ordinary step). A jump beyond it is what no packet count or frame
+  /// duration in the file accounts for: a `timestamp_discontinuity`.
+  static func discontinuityAllowance(streams: [MediaStream], measured: [Int: Measurement])
+    -> Double
+  {
+    var allowance = Double(TimestampScan.runGapSeconds)
+    for stream in streams
+    where (stream.type == .video && stream.disposition["attached_pic"] != true)
+      || stream.type == .audio
+    {
+      allowance = max(allowance, measured[stream.index]?.scan?.contentSeconds ?? 0)
+    }
+    return allowance
   }
 
   /// Whether the decoder outputs no samples for a stream's first packet, which the packet's
