@@ -245,7 +245,24 @@ extension ParsableCommand {
           "unknown option '\(argument)' (put file names that start with '-' after '--')"))
     }
     do {
-      var command = try parseAsRoot(arguments)
+      var command: ParsableCommand
+      do {
+        command = try parseAsRoot(arguments)
+      } catch {
+        // ArgumentParser reports a missing argument or a failed validation before an unknown
+        // option; a typo'd option is the cause, so it comes first.
+        if exitCode(for: error) == .validationFailure,
+          let (unknown, command) = UnknownOption.firstUnknown(in: arguments, of: Self.self)
+        {
+          var name = configuration.commandName ?? ""
+          if command != Self.self { name += " " + (command.configuration.commandName ?? "") }
+          Console.errorText(
+            "Error: \(unknown)\nUsage: \(usageString(for: command))\n"
+              + "  See '\(name) --help' for more information.\n")
+          Glibc.exit(ExitCode.validationFailure.rawValue)
+        }
+        throw error
+      }
       try command.run()
     } catch {
       let message = fullMessage(for: error)
@@ -262,6 +279,35 @@ extension ParsableCommand {
 /// suggestion is kept only when it is close for the name's length: at most 2 edits, and no more
 /// than half the typed name's letters (`--verfy` → `--verify`, `--quite` → `--quiet`).
 enum UnknownOption {
+  /// The first `--name` among `arguments` (before `--`) that the command (or the subcommand
+  /// named first) does not define, as "Unknown option '--name'" with a close suggestion, and
+  /// the command it was given to; nil when every long option is known. The names come from the
+  /// command's full help.
+  static func firstUnknown(in arguments: [String], of root: ParsableCommand.Type)
+    -> (message: String, command: ParsableCommand.Type)?
+  {
+    var command = root
+    if let name = arguments.first(where: { !$0.hasPrefix("-") }),
+      let sub = root.configuration.subcommands.first(where: {
+        $0.configuration.commandName == name
+      })
+    {
+      command = sub
+    }
+    let help = root.helpMessage(for: command, includeHidden: true, columns: 10_000)
+    let known = Set(help.matches(of: /--[a-zA-Z0-9][a-zA-Z0-9-]*/).map { String($0.output) })
+      .union(["--help", "--version", "--generate-completion-script", "--experimental-dump-help"])
+    for argument in arguments.prefix(while: { $0 != "--" })
+    where argument.hasPrefix("--") && !argument.hasPrefix("---") {
+      let name = String(argument.prefix { $0 != "=" })
+      guard !known.contains(name) else { continue }
+      let nearest = known.min { editDistance($0, name) < editDistance($1, name) }
+      let message = "Unknown option '\(name)'" + (nearest.map { ". Did you mean '\($0)'?" } ?? "")
+      return (withoutDistantSuggestion(message), command)
+    }
+    return nil
+  }
+
   /// `message` without its "Did you mean" sentence when the suggestion is not close.
   static func withoutDistantSuggestion(_ message: String) -> String {
     let pattern = /Unknown option '([^']+)'\. Did you mean '([^']+)'\?/

@@ -180,13 +180,18 @@ import Testing
   }
 
   /// An unknown option gets a suggestion only when one is close (`--verfy` → `--verify`), not
-  /// the nearest of all (`--bogus` → `--jobs`), in every tool; still a usage error (64).
+  /// the nearest of all (`--bogus` → `--jobs`), in every tool; it is reported before a missing
+  /// input or output; still a usage error (64).
   @Test(arguments: ["mediaprobe", "media2wav", "mediacompat", "mediamerge"])
   func unknownOptionsSuggestOnlyCloseNames(_ tool: String) throws {
     let far = try run(tool, ["--bogus", "x.mp4", "-o", "/nonexistent/out.mp4"])
     #expect(far.status == 64)
     #expect(far.stderr.contains("Unknown option '--bogus'"), "\(far.stderr)")
     #expect(!far.stderr.contains("Did you mean"), "\(far.stderr)")
+    // The bad option is named first, before what else is missing (no input, no -o).
+    let alone = try run(tool, ["--bogus"])
+    #expect(alone.status == 64)
+    #expect(alone.stderr.hasPrefix("Error: Unknown option '--bogus'\n"), "\(alone.stderr)")
     let near = try run(tool, ["--quite", "x.mp4", "-o", "/nonexistent/out.mp4"])
     #expect(near.status == 64)
     #expect(near.stderr.contains("Did you mean '--quiet'?"), "\(near.stderr)")
