@@ -1,4 +1,4 @@
-# MediaTools — see README.md.
+# MediaTools — see README.md; the targets are described in docs/development.md.
 #   make demo     install what is missing, build, probe a bundled sample, merge three clips
 #   make test     install what is missing, build, run every test and drift check, the
 #                 browser oracle (make test-browsers) and Spark over 10,000 paths (make test-spark)

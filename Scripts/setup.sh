@@ -13,7 +13,7 @@ packages=(
   sox               # soxi: WAV header validation; 32-bit WAV for a fixture
   flac              # the flac encoder: a 32-bit FLAC fixture (FFmpeg 5.1 cannot write one)
   libheif-examples  # heif-enc: a real HEIF fixture (FFmpeg 5.1 cannot write one); heif-info: its oracle
-  jq                # README examples, demo
+  jq                # the examples in README.md and docs/, demo
   time              # /usr/bin/time: peak memory in the benchmark
   bc                # arithmetic in the benchmark
   chromium          # the real-player oracle (make test-browsers): headless, no webdriver

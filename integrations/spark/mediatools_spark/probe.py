@@ -2,8 +2,8 @@
 
 :func:`probe` turns a DataFrame with a path column into the same DataFrame plus two columns:
 
-- ``error``: ``struct<code, message>``, null when the input was probed (codes as in the README:
-  ``not_found``, ``unrecognized_format``, ``truncated``, ``timeout``, ...);
+- ``error``: ``struct<code, message>``, null when the input was probed (codes as in
+  docs/mediaprobe.md: ``not_found``, ``unrecognized_format``, ``truncated``, ``timeout``, ...);
 - ``media``: the probe record (``path``, ``container``, ``streams``, ``duration``, ...), typed
   by the Spark schema derived from ``schemas/mediaprobe.schema.json``; null when it failed.
 
