@@ -13,6 +13,7 @@ let package = Package(
     .executable(name: "media2wav", targets: ["media2wav"]),
     .executable(name: "mediacompat", targets: ["mediacompat"]),
     .executable(name: "mediamerge", targets: ["mediamerge"]),
+    .library(name: "MediaCore", targets: ["MediaCore"]),
     .library(name: "MediaProbe", targets: ["MediaProbe"]),
     .library(name: "Compatibility", targets: ["Compatibility"]),
     .library(name: "AudioExtract", targets: ["AudioExtract"]),
@@ -40,11 +41,14 @@ let package = Package(
     ),
     // The shared probe module: FFmpeg wrappers, the probe model, frame rate, duration,
     // orientation. No command-line code.
-    .target(name: "MediaProbe", dependencies: ["CFFmpeg"]),
+    // Pure values every layer shares, with no C import: exact rationals and times, orientation,
+    // file names as bytes, the JSON encoder and the probe's output model.
+    .target(name: "MediaCore"),
+    .target(name: "MediaProbe", dependencies: ["MediaCore", "CFFmpeg"]),
     // The platform database (one JSON file per platform, embedded in the binary) and the rule
     // engine that checks a probed file against it. Only the tools that report verdicts link it.
     .target(
-      name: "Compatibility", dependencies: ["MediaProbe"],
+      name: "Compatibility", dependencies: ["MediaCore", "MediaProbe"],
       resources: [
         .embedInCode("Platforms/android-14.json"),
         .embedInCode("Platforms/android-2.3.3.json"),
@@ -68,14 +72,14 @@ let package = Package(
     // Its loops touch every sample (the analysis's true-peak screen, peaks, sums), so it is
     // optimized in debug builds too: the tests measure minutes of EBU test signals in seconds.
     .target(
-      name: "AudioExtract", dependencies: ["MediaProbe", "CFFmpeg", "CEBUR128"],
+      name: "AudioExtract", dependencies: ["MediaCore", "MediaProbe", "CFFmpeg", "CEBUR128"],
       swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
     // Joining clips on one exact timeline: the plan (timeline, render size, copy or encode), the
     // ffmpeg command that carries it out, and the check of the written file. No command-line
     // code; runs the ffmpeg CLI (a runtime dependency, installed by Scripts/setup.sh) into an
     // AudioExtract OutputFile, the one atomic output of every tool.
     .target(
-      name: "Merge", dependencies: ["MediaProbe", "Compatibility", "AudioExtract", "CSpawn"]),
+      name: "Merge", dependencies: ["MediaCore", "MediaProbe", "Compatibility", "AudioExtract", "CSpawn"]),
     // Starting a child that dies with its parent (PR_SET_PDEATHSIG between fork and exec, which
     // posix_spawn cannot do): mediamerge's ffmpeg. A few lines of C, no dependencies.
     .target(name: "CSpawn"),
@@ -83,43 +87,43 @@ let package = Package(
     .target(
       name: "ToolSupport",
       dependencies: [
-        "MediaProbe", "CFFmpeg", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "MediaCore", "MediaProbe", "CFFmpeg", .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
     .executableTarget(
       name: "mediaprobe",
       dependencies: [
-        "MediaProbe", "Compatibility", "ToolSupport",
+        "MediaCore", "MediaProbe", "Compatibility", "ToolSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
     .executableTarget(
       name: "media2wav",
       dependencies: [
-        "AudioExtract", "MediaProbe", "ToolSupport",
+        "AudioExtract", "MediaCore", "MediaProbe", "ToolSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
     .executableTarget(
       name: "mediacompat",
       dependencies: [
-        "MediaProbe", "Compatibility", "ToolSupport",
+        "MediaCore", "MediaProbe", "Compatibility", "ToolSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
     .executableTarget(
       name: "mediamerge",
       dependencies: [
-        "Merge", "MediaProbe", "Compatibility", "ToolSupport",
+        "Merge", "MediaCore", "MediaProbe", "Compatibility", "ToolSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
-    .testTarget(name: "MediaProbeTests", dependencies: ["MediaProbe"]),
-    .testTarget(name: "CompatibilityTests", dependencies: ["Compatibility", "MediaProbe"]),
+    .testTarget(name: "MediaProbeTests", dependencies: ["MediaCore", "MediaProbe"]),
+    .testTarget(name: "CompatibilityTests", dependencies: ["Compatibility", "MediaCore", "MediaProbe"]),
     .testTarget(name: "AudioExtractTests", dependencies: ["AudioExtract", "CEBUR128"]),
     .testTarget(
-      name: "MergeTests", dependencies: ["Merge", "MediaProbe", "Compatibility", "AudioExtract"]),
-    .testTarget(name: "EndToEndTests", dependencies: ["MediaProbe"]),
+      name: "MergeTests", dependencies: ["Merge", "MediaCore", "MediaProbe", "Compatibility", "AudioExtract"]),
+    .testTarget(name: "EndToEndTests", dependencies: ["MediaCore", "MediaProbe"]),
   ],
   swiftLanguageModes: [.v6]
 )
@@ -128,5 +132,5 @@ let package = Package(
 // Scripts/fuzz-coverage.sh builds it (MEDIATOOLS_FUZZ set), so ordinary builds never compile it.
 if getenv("MEDIATOOLS_FUZZ") != nil {
   package.targets.append(
-    .executableTarget(name: "mediatools-fuzz", dependencies: ["AudioExtract", "MediaProbe"]))
+    .executableTarget(name: "mediatools-fuzz", dependencies: ["AudioExtract", "MediaCore", "MediaProbe"]))
 }

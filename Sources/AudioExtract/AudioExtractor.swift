@@ -1,5 +1,6 @@
 import CFFmpeg
 import CFFmpeg.Resample
+import MediaCore
 import MediaProbe
 
 /// Decodes the audio of a media file and writes it as WAV with our own RIFF/RF64 writer:

@@ -1,5 +1,6 @@
 import CFFmpeg
 import CFFmpeg.Resample
+import MediaCore
 import MediaProbe
 
 /// What an `AudioSource` delivers: a sample format and, when given, a rate and a channel count

@@ -1,3 +1,4 @@
+import MediaCore
 import MediaProbe
 
 /// Why an extraction failed. Each case has a stable `code` for scripts.

@@ -1,3 +1,4 @@
+import MediaCore
 import MediaProbe
 
 /// Which audio stream to decode.

@@ -1,5 +1,6 @@
 import CFFmpeg
 import CFFmpeg.Resample
+import MediaCore
 import MediaProbe
 
 /// A channel layout in FFmpeg's native order, kept as its channel count and mask.

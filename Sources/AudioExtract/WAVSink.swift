@@ -1,4 +1,5 @@
 import CFFmpeg
+import MediaCore
 import MediaProbe
 
 /// Where the samples of an extraction or a mix go: the RIFF/RF64 header and data of one output,

@@ -1,3 +1,4 @@
+import MediaCore
 import MediaProbe
 
 /// A fact about a file that rules test: text, a number, a flag, or a display size.

@@ -1,3 +1,4 @@
+import MediaCore
 import MediaProbe
 
 /// An ffmpeg command that should make a file pass on a platform: copy what already plays, remux

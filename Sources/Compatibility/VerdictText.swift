@@ -1,3 +1,4 @@
+import MediaCore
 import MediaProbe
 
 /// Human-readable verdicts and platform explanations (the tool's text output).

@@ -1,5 +1,6 @@
 import AudioExtract
 import CSpawn
+import MediaCore
 import MediaProbe
 import Synchronization
 

@@ -1,3 +1,4 @@
+import MediaCore
 import MediaProbe
 
 #if canImport(Glibc)
@@ -112,14 +113,14 @@ public struct ClipProber: Sendable {
 
   /// The input's chapters moved onto its own timeline (its start time subtracted), exact.
   static func chapters(of input: InputFile) -> [ClipChapter] {
-    let origin = MergeTime(value: input.startMicroseconds ?? 0, timescale: 1_000_000)
+    let origin = MediaTime(value: input.startMicroseconds ?? 0, timescale: 1_000_000)
     return input.chapters.compactMap { chapter in
       let (start, o1) = chapter.start.multipliedReportingOverflow(by: chapter.timeBase.num)
       let (end, o2) = chapter.end.multipliedReportingOverflow(by: chapter.timeBase.num)
       guard !o1, !o2, chapter.timeBase.den > 0 else { return nil }
       return ClipChapter(
-        start: MergeTime(value: start, timescale: chapter.timeBase.den) - origin,
-        end: MergeTime(value: end, timescale: chapter.timeBase.den) - origin, title: chapter.title)
+        start: MediaTime(value: start, timescale: chapter.timeBase.den) - origin,
+        end: MediaTime(value: end, timescale: chapter.timeBase.den) - origin, title: chapter.title)
     }
   }
 

@@ -1,4 +1,5 @@
 import AudioExtract
+import MediaCore
 import MediaProbe
 
 /// Why a merge could not be planned, run or delivered. Each case has a stable `code` for scripts.
@@ -77,7 +78,7 @@ public enum MergeError: Error, Sendable, Equatable {
       "the plan asks for more than its clips can give, so nothing was written: "
         + reasons.joined(separator: "; ")
     case .timeout(let seconds):
-      "gave up after --timeout \(formatSeconds(seconds, decimals: 3)) s: nothing was written"
+      "gave up after --timeout \(fixed(seconds, places: 3)) s: nothing was written"
     }
   }
 }

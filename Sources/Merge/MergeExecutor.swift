@@ -1,5 +1,6 @@
 import AudioExtract
 import Compatibility
+import MediaCore
 import MediaProbe
 
 #if canImport(Glibc)
@@ -101,7 +102,7 @@ public struct MergeExecutor: Sendable {
         reason = .outputMismatch(
           path: plan.output,
           problems: [
-            "ffmpeg wrote \(formatSeconds(written, decimals: 3)) s, more than one frame past the "
+            "ffmpeg wrote \(fixed(written, places: 3)) s, more than one frame past the "
               + "planned \(plan.expected.duration) s: stopped"
           ])
       } else if let size = Self.size(of: stagedPath), size > plan.expected.maxBytes {

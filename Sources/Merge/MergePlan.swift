@@ -1,3 +1,4 @@
+import MediaCore
 import MediaProbe
 
 /// Everything `mediamerge` decided before running ffmpeg: the timeline, the render size, how
@@ -14,7 +15,7 @@ public struct MergePlan: Codable, Sendable, Equatable {
   /// The clips in timeline order.
   public var clips: [PlannedClip]
   /// The whole timeline: the end of the last clip (the sum of the clips' durations).
-  public var duration: MergeTime
+  public var duration: MediaTime
   /// `copy` (the video packets are copied) or `encode` (every clip decoded, normalised,
   /// encoded once).
   public var method: VideoMethod
@@ -45,9 +46,9 @@ public struct MergePlan: Codable, Sendable, Equatable {
 /// One chapter of the merged file.
 public struct PlannedChapter: Codable, Sendable, Equatable {
   /// Where it starts on the timeline: its clip's start plus its time in the clip.
-  public var start: MergeTime
+  public var start: MediaTime
   /// Where it ends: the next chapter's start, or the end of the timeline.
-  public var end: MergeTime
+  public var end: MediaTime
   /// Its title (a clip without chapters: the clip's file name).
   public var title: String
   /// The clip it comes from (from 0).
@@ -57,14 +58,14 @@ public struct PlannedChapter: Codable, Sendable, Equatable {
 /// A chapter of a clip, on the clip's own timeline (0 = where it starts presenting).
 public struct ClipChapter: Codable, Sendable, Equatable {
   /// Where it starts in the clip (exact).
-  public var start: MergeTime
+  public var start: MediaTime
   /// Where it ends in the clip (exact).
-  public var end: MergeTime
+  public var end: MediaTime
   /// Its title tag, when it has one.
   public var title: String?
 
   /// A chapter.
-  public init(start: MergeTime, end: MergeTime, title: String?) {
+  public init(start: MediaTime, end: MediaTime, title: String?) {
     self.start = start
     self.end = end
     self.title = title
@@ -86,12 +87,12 @@ public struct PlannedClip: Codable, Sendable, Equatable {
   /// The path as given.
   public var path: String
   /// Where it starts on the merged timeline: the sum of the previous clips' durations.
-  public var start: MergeTime
+  public var start: MediaTime
   /// How long it lasts: the longer of its audio and video (the probe's exact span, edit lists
   /// honoured), so its audio never runs into the next clip.
-  public var duration: MergeTime
+  public var duration: MediaTime
   /// `start + duration`.
-  public var end: MergeTime
+  public var end: MediaTime
   /// The video stream used.
   public var video: ClipVideo
   /// The audio stream used; null when the clip has none (silence is put in its place).
@@ -139,7 +140,7 @@ public struct ClipVideo: Codable, Sendable, Equatable {
   /// The stream's time base.
   public var timeBase: Rational
   /// The stream's exact presented duration.
-  public var duration: MergeTime
+  public var duration: MediaTime
 }
 
 /// A clip's audio stream, as probed.
@@ -155,15 +156,15 @@ public struct ClipAudio: Codable, Sendable, Equatable {
   /// The channel layout's name.
   @NullEncoded public var channelLayout: String?
   /// The stream's exact presented duration.
-  public var duration: MergeTime
+  public var duration: MediaTime
 }
 
 /// What is added to a clip's streams so both last the clip's duration.
 public struct ClipPadding: Codable, Sendable, Equatable {
   /// How long the last video frame is held (encode: repeated; copy: shown until the next clip).
-  public var video: MergeTime
+  public var video: MediaTime
   /// How much silence follows the clip's audio (all of it for a clip without audio).
-  public var audio: MergeTime
+  public var audio: MediaTime
 }
 
 /// How a clip is turned upright and fitted into the render size.
@@ -268,15 +269,15 @@ public struct ExpectedOutput: Codable, Sendable, Equatable {
   /// The audio codec; null when the output has no audio.
   @NullEncoded public var audioCodec: String?
   /// The file's duration.
-  public var duration: MergeTime
+  public var duration: MediaTime
   /// The video stream's duration.
-  public var videoDuration: MergeTime
+  public var videoDuration: MediaTime
   /// The audio stream's duration; null without audio.
-  @NullEncoded public var audioDuration: MergeTime?
+  @NullEncoded public var audioDuration: MediaTime?
   /// How far a video or file duration may be off: one output frame.
-  public var videoTolerance: MergeTime
+  public var videoTolerance: MediaTime
   /// How far the audio duration may be off: one AAC frame (1024 samples).
-  public var audioTolerance: MergeTime
+  public var audioTolerance: MediaTime
   /// The most bytes the output may take: 32 times the clips' bytes, at least 64 MiB (more when
   /// a platform recipe's bit rate needs it). A plan whose smallest possible output is larger is
   /// refused (`implausible_plan`); a render that grows past it is stopped.

@@ -1,4 +1,5 @@
 import Compatibility
+import MediaCore
 import MediaProbe
 
 /// What the user asked for.

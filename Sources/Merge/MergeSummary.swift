@@ -1,3 +1,4 @@
+import MediaCore
 import MediaProbe
 
 /// The plan and the result in words, for standard error.
@@ -64,12 +65,12 @@ public enum MergeSummary {
   /// What was written and checked.
   public static func result(_ plan: MergePlan, _ result: MergeResult) -> String {
     let info = result.output
-    let duration = info.duration.map { formatSeconds($0.seconds, decimals: 3) } ?? "?"
+    let duration = info.duration.map { fixed($0.seconds, places: 3) } ?? "?"
     return "wrote \(FileName.display(plan.output)): \(duration) s (planned \(plan.duration)), "
       + "\(plan.expected.width)x\(plan.expected.height) \(plan.expected.orientation), "
       + "\(plan.method == .copy ? "copied" : "encoded") in "
-      + "\(formatSeconds(result.ffmpegSeconds, decimals: 2)) s; checked in "
-      + "\(formatSeconds(result.checkSeconds, decimals: 2)) s (decodes cleanly, durations "
+      + "\(fixed(result.ffmpegSeconds, places: 2)) s; checked in "
+      + "\(fixed(result.checkSeconds, places: 2)) s (decodes cleanly, durations "
       + "within one frame, size, orientation, streams)\n"
   }
 
@@ -85,8 +86,8 @@ public enum MergeSummary {
     return safe && !argument.isEmpty ? argument : "'" + argument.replacing("'", with: "'\\''") + "'"
   }
 
-  private static func rateText(_ rate: MediaProbe.Rational) -> String {
-    rate.den == 1 ? "\(rate.num)" : formatSeconds(rate.value, decimals: 3)
+  private static func rateText(_ rate: MediaCore.Rational) -> String {
+    rate.den == 1 ? "\(rate.num)" : fixed(rate.value, places: 3)
   }
 
   private static func table(_ rows: [[String]]) -> String {

@@ -1,4 +1,5 @@
 import Compatibility
+import MediaCore
 import MediaProbe
 
 /// Compares the probe of a written file (scanned and decoded, `--scan --verify`) with its plan.
@@ -95,8 +96,8 @@ public enum OutputCheck {
         || chapter.title != plan.title
       {
         problems.append(
-          "chapter \(index + 1) \(formatSeconds(start, decimals: 3))-"
-            + "\(formatSeconds(end, decimals: 3)) s \"\(chapter.title ?? "")\", "
+          "chapter \(index + 1) \(fixed(start, places: 3))-"
+            + "\(fixed(end, places: 3)) s \"\(chapter.title ?? "")\", "
             + "\(plan.start)-\(plan.end) s \"\(plan.title)\" planned")
       }
     }
@@ -104,14 +105,14 @@ public enum OutputCheck {
   }
 
   private static func mismatch(
-    _ what: String, _ actual: MediaDuration?, _ planned: MergeTime, _ tolerance: MergeTime
+    _ what: String, _ actual: MediaDuration?, _ planned: MediaTime, _ tolerance: MediaTime
   ) -> [String] {
     guard let actual else { return ["\(what) unknown, \(planned) s planned"] }
     let off = abs(actual.seconds - planned.seconds)
     guard off > tolerance.seconds + 1e-6 else { return [] }
     return [
-      "\(what) \(formatSeconds(actual.seconds, decimals: 6)) s, \(planned.seconds) s planned "
-        + "(off by more than \(formatSeconds(tolerance.seconds, decimals: 6)) s)"
+      "\(what) \(fixed(actual.seconds, places: 6)) s, \(planned.seconds) s planned "
+        + "(off by more than \(fixed(tolerance.seconds, places: 6)) s)"
     ]
   }
 }

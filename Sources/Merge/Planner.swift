@@ -1,4 +1,5 @@
 import Compatibility
+import MediaCore
 import MediaProbe
 
 /// Makes the plan of a merge from probed clips: pure (no I/O), so it is tested without files.
@@ -50,8 +51,8 @@ public struct MergePlanner: Sendable {
     }
 
     // The timeline: CMTimeAdd of the clips' spans.
-    var ends: [MergeTime] = []
-    var cursor = MergeTime.zero
+    var ends: [MediaTime] = []
+    var cursor = MediaTime.zero
     for source in sources {
       cursor = cursor + source.duration
       ends.append(cursor)
@@ -69,7 +70,7 @@ public struct MergePlanner: Sendable {
 
     var planned: [PlannedClip] = []
     for (index, source) in sources.enumerated() {
-      let start = index == 0 ? MergeTime.zero : ends[index - 1]
+      let start = index == 0 ? MediaTime.zero : ends[index - 1]
       let end = ends[index]
       var clip = PlannedClip(
         index: index, path: source.clip.path, start: start, duration: source.duration, end: end,
@@ -130,7 +131,7 @@ public struct MergePlanner: Sendable {
   /// The most bytes a plan's output may take: 32 times the clips' bytes, at least 64 MiB, and
   /// twice what a platform recipe's bit rate (maxrate) and the audio take over the timeline.
   static func maxBytes(
-    clips: [ProbedClip], duration: MergeTime, platform: Platform?, audio: Bool
+    clips: [ProbedClip], duration: MediaTime, platform: Platform?, audio: Bool
   ) -> Int64 {
     let inputs = clips.reduce(Int64(0)) { $0 &+ max(0, $1.info.sizeBytes ?? 0) }
     var limit = max(
@@ -157,7 +158,7 @@ public struct MergePlanner: Sendable {
       if source.duration.seconds > carried {
         reasons.append(
           "\(source.label) lasts \(source.duration) s, more than its \(size) bytes can carry "
-            + "(at least \(formatSeconds(leastBytesPerSecond, decimals: 0)) byte a second)")
+            + "(at least \(fixed(leastBytesPerSecond, places: 0)) byte a second)")
       }
     }
     let expected = plan.expected
@@ -186,17 +187,17 @@ public struct MergePlanner: Sendable {
   /// warning); before a clip's first chapter, and for a clip without chapters, a chapter named
   /// after the clip's file. Each ends where the next starts, the last at `total`, as an MP4
   /// chapter track presents them. Empty when no clip has chapters.
-  static func chapters(_ clips: [ProbedClip], _ planned: [PlannedClip], total: MergeTime)
+  static func chapters(_ clips: [ProbedClip], _ planned: [PlannedClip], total: MediaTime)
     -> (chapters: [PlannedChapter], warnings: [String])
   {
     guard clips.contains(where: { !$0.chapters.isEmpty }) else { return ([], []) }
     var warnings: [String] = []
-    var starts: [(start: MergeTime, title: String, clip: Int)] = []
+    var starts: [(start: MediaTime, title: String, clip: Int)] = []
     for (index, clip) in clips.enumerated() {
       let span = planned[index]
       let name = FileName.display(
         String(clip.path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""))
-      var own: [(start: MergeTime, title: String, clip: Int)] = []
+      var own: [(start: MediaTime, title: String, clip: Int)] = []
       for (number, chapter) in clip.chapters.enumerated() {
         guard chapter.start < span.duration else {
           warnings.append(
@@ -214,7 +215,7 @@ public struct MergePlanner: Sendable {
       starts += own
     }
     // Two chapters at one time: the later one in the list stays (the other would last 0 s).
-    var unique: [(start: MergeTime, title: String, clip: Int)] = []
+    var unique: [(start: MediaTime, title: String, clip: Int)] = []
     for entry in starts {
       if let last = unique.last, last.start == entry.start { unique.removeLast() }
       unique.append(entry)
@@ -249,8 +250,8 @@ public struct MergePlanner: Sendable {
 
   /// `a` and `b` counted in one timescale that fits in 32 bits: the least common multiple of
   /// theirs (exact), or microseconds (rounded) when that does not fit.
-  static func commonScale(_ a: MergeTime, _ b: MergeTime) -> (scale: Int64, a: Int64, b: Int64) {
-    let divisor = MergeTime.gcd(a.timescale, b.timescale)
+  static func commonScale(_ a: MediaTime, _ b: MediaTime) -> (scale: Int64, a: Int64, b: Int64) {
+    let divisor = MediaTime.gcd(a.timescale, b.timescale)
     let (lcm, overflow) = (a.timescale / divisor).multipliedReportingOverflow(by: b.timescale)
     if !overflow, lcm <= Int64(Int32.max) {
       let (x, o1) = a.value.multipliedReportingOverflow(by: lcm / a.timescale)
@@ -281,7 +282,7 @@ public struct MergePlanner: Sendable {
     let video: ClipVideo
     let audio: ClipAudio?
     /// The clip's span: the probe's union of its streams, never shorter than either.
-    let duration: MergeTime
+    let duration: MediaTime
 
     init(index: Int, clip: ProbedClip) throws(MergeError) {
       self.index = index
@@ -291,7 +292,7 @@ public struct MergePlanner: Sendable {
         throw .incompatibleInputs(
           path: clip.path, reasons: ["\(label) has no video stream (cover art does not count)"])
       }
-      guard let duration = stream.duration.map(MergeTime.init), duration > .zero else {
+      guard let duration = stream.duration.map(MediaTime.init), duration > .zero else {
         throw .incompatibleInputs(
           path: clip.path, reasons: ["\(label): its video stream presents no frames"])
       }
@@ -311,7 +312,7 @@ public struct MergePlanner: Sendable {
         rotation: orientation.rotation, mirrored: orientation.mirrored,
         frameRate: info.frameRate.best, timeBase: stream.timeBase, duration: duration)
       if let audioStream = clip.audioStream, let details = audioStream.audio,
-        let audioDuration = audioStream.duration.map(MergeTime.init), audioDuration > .zero
+        let audioDuration = audioStream.duration.map(MediaTime.init), audioDuration > .zero
       {
         audio = ClipAudio(
           stream: audioStream.index, codec: audioStream.codec.name,
@@ -320,7 +321,7 @@ public struct MergePlanner: Sendable {
       } else {
         audio = nil
       }
-      var span = clip.info.duration.map(MergeTime.init) ?? duration
+      var span = clip.info.duration.map(MediaTime.init) ?? duration
       span = max(span, duration, audio?.duration ?? .zero)
       self.duration = span
     }
@@ -551,7 +552,7 @@ public struct MergePlanner: Sendable {
   /// audio is longer).
   static func videoFilter(
     _ transform: ClipTransform, render: RenderPlan, rate: Rational, frames: Int64,
-    span: MergeTime
+    span: MediaTime
   ) -> String {
     let end = "\(span.value)/\(span.timescale)"
     var filters = [
@@ -579,7 +580,7 @@ public struct MergePlanner: Sendable {
   /// and layout, silence in front if it starts late and behind if it is shorter, exactly
   /// `samples` samples. A clip without audio gets that much silence.
   static func audioFilter(
-    hasAudio: Bool, output: AudioEncoding, samples: Int64, span: MergeTime
+    hasAudio: Bool, output: AudioEncoding, samples: Int64, span: MediaTime
   ) -> String {
     let rate = output.sampleRate
     let layout = output.channelLayout
@@ -661,7 +662,7 @@ public struct MergePlanner: Sendable {
     video: VideoEncoding, audio: AudioEncoding?
   ) -> ExpectedOutput {
     let rate = render.frameRate ?? Rational(30, 1)!
-    let videoDuration: MergeTime
+    let videoDuration: MediaTime
     let displayWidth: Int
     let displayHeight: Int
     let orientation: String
@@ -672,13 +673,13 @@ public struct MergePlanner: Sendable {
       (displayWidth, displayHeight) = (last.video.displayWidth, last.video.displayHeight)
       orientation = sources[0].video.orientation
     } else {
-      videoDuration = MergeTime(units: clips.compactMap(\.frames).reduce(0, +), rate: rate)
+      videoDuration = MediaTime(units: clips.compactMap(\.frames).reduce(0, +), rate: rate)
       (displayWidth, displayHeight) = (render.width, render.height)
       orientation = "up"
     }
-    var audioDuration: MergeTime?
+    var audioDuration: MediaTime?
     if let audio {
-      audioDuration = MergeTime(
+      audioDuration = MediaTime(
         units: clips.compactMap(\.samples).reduce(0, +),
         rate: Rational(Int64(audio.sampleRate), 1)!)
     }
@@ -688,8 +689,8 @@ public struct MergePlanner: Sendable {
       displayHeight: displayHeight, orientation: orientation, videoCodec: video.codec,
       audioCodec: audio?.codec, duration: max(videoDuration, audioDuration ?? .zero),
       videoDuration: videoDuration, audioDuration: audioDuration,
-      videoTolerance: MergeTime(units: 1, rate: rate),
-      audioTolerance: MergeTime(
+      videoTolerance: MediaTime(units: 1, rate: rate),
+      audioTolerance: MediaTime(
         value: 1024, timescale: Int64(audio?.sampleRate ?? Self.defaultSampleRate)),
       maxBytes: Self.maxBytes(
         clips: sources.map(\.clip), duration: total, platform: request.platform,

@@ -1,4 +1,5 @@
 import ArgumentParser
+import MediaCore
 import MediaProbe
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import MediaCore
 import MediaProbe
 import Synchronization
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AudioExtract
+import MediaCore
 import MediaProbe
 import ToolSupport
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Compatibility
+import MediaCore
 import MediaProbe
 import Synchronization
 import ToolSupport

@@ -1,4 +1,5 @@
 import AudioExtract
+import MediaCore
 import MediaProbe
 
 #if canImport(Glibc)

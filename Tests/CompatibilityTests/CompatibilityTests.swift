@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Compatibility
+@testable import MediaCore
 @testable import MediaProbe
 
 /// The platform database and the rule engine's semantics.

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import MediaCore
 @testable import MediaProbe
 
 /// `TimestampScan.removeDiscontinuities`: a jump in a stream's timestamps that the file's packets

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import MediaCore
 @testable import MediaProbe
 
 /// The 8 matrices of reference/probe.md: (a, b, c, d) → UIImageOrientation, clockwise rotation,

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import MediaCore
 @testable import MediaProbe
 
 @Suite struct RationalTests {

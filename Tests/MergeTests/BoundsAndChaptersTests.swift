@@ -1,4 +1,5 @@
 import Foundation
+import MediaCore
 import MediaProbe
 import Testing
 
@@ -9,8 +10,8 @@ import Testing
 @Suite struct BoundsAndChaptersTests {
   static func clip(_ name: String) throws -> ProbedClip { try PlannerTests.clip(name) }
 
-  static func time(_ value: Int64, _ timescale: Int64) -> MergeTime {
-    MergeTime(value: value, timescale: timescale)
+  static func time(_ value: Int64, _ timescale: Int64) -> MediaTime {
+    MediaTime(value: value, timescale: timescale)
   }
 
   // MARK: - implausible_plan

@@ -1,6 +1,7 @@
 import AudioExtract
 import Compatibility
 import Foundation
+import MediaCore
 import MediaProbe
 import Merge
 import Testing

@@ -1,5 +1,6 @@
 import Compatibility
 import Foundation
+import MediaCore
 import MediaProbe
 import Testing
 
@@ -38,12 +39,12 @@ import Testing
     let starts = plan.clips.map(\.start)
     #expect(
       starts == [
-        .zero, MergeTime(value: 1, timescale: 1), MergeTime(value: 1501, timescale: 500),
-        MergeTime(value: 2001, timescale: 500),
+        .zero, MediaTime(value: 1, timescale: 1), MediaTime(value: 1501, timescale: 500),
+        MediaTime(value: 2001, timescale: 500),
       ])
     #expect(plan.clips.map(\.duration.seconds) == [1, 2.002, 1, 1.2])
-    #expect(plan.duration == MergeTime(value: 2601, timescale: 500))  // 5.202 s
-    #expect(plan.clips[3].padding.video == MergeTime(value: 1, timescale: 5))  // last frame held
+    #expect(plan.duration == MediaTime(value: 2601, timescale: 500))  // 5.202 s
+    #expect(plan.clips[3].padding.video == MediaTime(value: 1, timescale: 5))  // last frame held
     #expect(plan.clips[3].padding.audio == .zero)
     #expect(plan.clips[1].audio == nil)
     #expect(plan.clips[1].padding.audio == plan.clips[1].duration)  // all silence
@@ -56,12 +57,12 @@ import Testing
     let plan = try Self.plan(Self.four())
     #expect(plan.clips.map(\.frames) == [30, 60, 30, 36])
     #expect(plan.clips.map(\.samples) == [48000, 96096, 48000, 57600])
-    #expect(plan.expected.videoDuration == MergeTime(value: 26, timescale: 5))  // 156 frames
-    #expect(plan.expected.audioDuration == MergeTime(value: 2601, timescale: 500))
+    #expect(plan.expected.videoDuration == MediaTime(value: 26, timescale: 5))  // 156 frames
+    #expect(plan.expected.audioDuration == MediaTime(value: 2601, timescale: 500))
 
     let portrait = try Self.clip("portrait.mp4")
     let long = try Self.plan([Self.clip("landscape.mp4")] + Array(repeating: portrait, count: 99))
-    #expect(long.duration == MergeTime(value: 99599, timescale: 500))  // 199.198 s
+    #expect(long.duration == MediaTime(value: 99599, timescale: 500))  // 199.198 s
     #expect(long.clips.compactMap(\.frames).reduce(0, +) == 5976)
     #expect(abs(long.expected.videoDuration.seconds - long.duration.seconds) <= 1.0 / 60)
   }
@@ -266,12 +267,12 @@ import Testing
 
   /// `CMTimeAdd`: exact in the common timescale (merge.md: 15360 and 30000 meet at 1,920,000).
   @Test func timesAddExactly() {
-    let sum = MergeTime(value: 1, timescale: 15360) + MergeTime(value: 1, timescale: 30000)
+    let sum = MediaTime(value: 1, timescale: 15360) + MediaTime(value: 1, timescale: 30000)
     #expect(Int64(1_920_000) % sum.timescale == 0)
-    #expect(sum == MergeTime(value: 189, timescale: 1_920_000))
-    #expect(MergeTime(value: 1501, timescale: 500).units(atRate: Rational(30, 1)!) == 90)
-    #expect(MergeTime(value: 1, timescale: 60).units(atRate: Rational(30, 1)!) == 1)  // half up
-    #expect(MergeTime(units: 60, rate: Rational(30000, 1001)!).seconds == 2.002)
+    #expect(sum == MediaTime(value: 189, timescale: 1_920_000))
+    #expect(MediaTime(value: 1501, timescale: 500).units(atRate: Rational(30, 1)!) == 90)
+    #expect(MediaTime(value: 1, timescale: 60).units(atRate: Rational(30, 1)!) == 1)  // half up
+    #expect(MediaTime(units: 60, rate: Rational(30000, 1001)!).seconds == 2.002)
   }
 
   /// The plan survives JSON (snake_case keys, nulls present).

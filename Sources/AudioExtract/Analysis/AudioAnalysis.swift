@@ -1,3 +1,4 @@
+import MediaCore
 import MediaProbe
 
 /// The measurements of one audio stream: loudness per EBU R128 / ITU-R BS.1770-4 (libebur128),

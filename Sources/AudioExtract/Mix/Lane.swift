@@ -1,4 +1,5 @@
 import CFFmpeg
+import MediaCore
 import MediaProbe
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import MediaCore
 /// What an H.264 sequence parameter set says about the picture structure, read from a stream's
 /// extradata (`avcC`, or Annex B start codes) without opening a decoder: whether every picture is
 /// a progressive frame (`frame_mbs_only_flag`), and the coded size in macroblocks. Probing many

@@ -1,3 +1,4 @@
+import MediaCore
 /// What an HEVC sequence parameter set says about interlacing, read from a stream's extradata
 /// (`hvcC`, or Annex B start codes) without opening a decoder (H.265 7.3.2.2, 7.3.3, E.2.1):
 ///

@@ -1,3 +1,4 @@
+import MediaCore
 /// Reading the NAL units of H.264 and HEVC streams: Annex B start codes, emulation prevention,
 /// and the bit reader of their parameter sets.
 enum NALUnits {

@@ -1,3 +1,4 @@
+import MediaCore
 import CFFmpeg
 
 /// What a packet's own bytes say about the frame a decoder makes of it, where the demuxer says

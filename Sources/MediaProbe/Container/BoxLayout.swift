@@ -1,3 +1,4 @@
+import MediaCore
 /// What the boxes of an ISO BMFF file (MP4, MOV, 3GP, M4A) say, read from their headers through
 /// the input's own descriptor (never by opening the path again): where `moov` and `mdat` lie
 /// (fast start, truncation), the movie and track durations with their "unknown" sentinels, each

@@ -1,3 +1,4 @@
+import MediaCore
 /// The EXIF orientation of a JPEG file (tag 0x0112 of IFD0 in the `Exif` APP1 segment), read
 /// from the markers before the first scan. FFmpeg 5.1's JPEG demuxers do not turn it into a
 /// display matrix.

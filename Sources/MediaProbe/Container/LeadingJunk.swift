@@ -1,3 +1,4 @@
+import MediaCore
 /// Finds where the frames of an MPEG audio file (MP1/MP2/MP3) start when junk comes before them
 /// (a partial download, a broken tag, bytes of another file): the first offset from which a run
 /// of consistent frame headers follows one another, each where the previous frame's length puts

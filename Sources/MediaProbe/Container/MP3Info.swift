@@ -1,3 +1,4 @@
+import MediaCore
 /// What an MP3 file's Xing/Info frame and LAME tag say, read from the first frame after any
 /// ID3v2 tag: the number of audio frames, and the encoder delay and padding that gapless players
 /// (and FFmpeg's decoder, through skip samples) remove. The Xing frame itself holds no audio.

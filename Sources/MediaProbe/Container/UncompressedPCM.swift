@@ -1,3 +1,4 @@
+import MediaCore
 import CFFmpeg
 
 /// ISO/IEC 23003-5 uncompressed audio in MP4 (`ipcm` integer and `fpcm` float sample entries),

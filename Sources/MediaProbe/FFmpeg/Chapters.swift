@@ -1,3 +1,4 @@
+import MediaCore
 import CFFmpeg
 
 /// One chapter of an input, as libavformat reads it (Matroska `Chapters`, MP4 chapter track or

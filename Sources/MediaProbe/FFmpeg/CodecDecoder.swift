@@ -1,3 +1,4 @@
+import MediaCore
 import CFFmpeg
 
 /// An owned, opened decoder (`AVCodecContext`) for one stream, freed with `avcodec_free_context`.

@@ -1,3 +1,4 @@
+import MediaCore
 import CFFmpeg
 
 /// An error code returned by an FFmpeg call, with FFmpeg's own description of it.

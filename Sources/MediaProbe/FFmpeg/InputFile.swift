@@ -1,3 +1,4 @@
+import MediaCore
 import CFFmpeg
 
 /// Where an input's bytes come from.

@@ -1,3 +1,4 @@
+import MediaCore
 import CFFmpeg
 
 /// FFmpeg's demuxers by name: what `--input-format` accepts, and which ones a file's extension

@@ -1,3 +1,4 @@
+import MediaCore
 import CFFmpeg
 
 /// An owned `AVPacket`, freed with `av_packet_free`. Reused across reads; `unref` between them.

@@ -1,3 +1,4 @@
+import MediaCore
 import CFFmpeg
 
 /// A typed view of one stream of an open `InputFile`: what other modules need to know about an

@@ -1,3 +1,4 @@
+import MediaCore
 import CFFmpeg
 
 /// How to probe.
@@ -836,31 +837,22 @@ public struct Prober: Sendable {
     let timed = streams.filter {
       ($0.type == .video && $0.disposition["attached_pic"] != true) || $0.type == .audio
     }
-    var bounds: [(start: Rational, end: Rational)] = []
+    var bounds: [(start: MediaTime, end: MediaTime)] = []
     for stream in (timed.isEmpty ? streams : timed) {
       guard let scan = measured[stream.index]?.scan, let start = scan.start, let end = scan.end,
         end > start
       else { continue }
-      let tb = stream.timeBase
-      guard let first = Rational(start * tb.num, tb.den), let last = Rational(end * tb.num, tb.den)
-      else { continue }
-      bounds.append((first, last))
+      bounds.append(
+        (
+          MediaTime(ticks: start, timeBase: stream.timeBase),
+          MediaTime(ticks: end, timeBase: stream.timeBase)
+        ))
     }
-    guard let start = bounds.map(\.start).min(by: { $0.value < $1.value }),
-      let end = bounds.map(\.end).max(by: { $0.value < $1.value })
-    else { return nil }
-    let (difference, overflow) = start.den.multipliedReportingOverflow(by: end.den)
-    if !overflow {
-      let lcm = difference / Rational.gcd(start.den, end.den)
-      let (a, o1) = end.num.multipliedReportingOverflow(by: lcm / end.den)
-      let (b, o2) = start.num.multipliedReportingOverflow(by: lcm / start.den)
-      if !o1 && !o2, let exact = Rational(a - b, lcm) {
-        return MediaDuration(value: exact.num, timescale: exact.den, source: .scan)
-      }
+    guard let start = bounds.map(\.start).min(), let end = bounds.map(\.end).max() else {
+      return nil
     }
-    return MediaDuration(
-      value: Int64(((end.value - start.value) * 1e6).rounded()), timescale: 1_000_000,
-      source: .scan)
+    let span = end - start
+    return MediaDuration(value: span.value, timescale: span.timescale, source: .scan)
   }
 }
 

@@ -1,3 +1,4 @@
+import MediaCore
 import CFFmpeg
 
 /// Turns libavformat's `AVStream`s of one open input into `MediaStream` values (header facts

@@ -1,3 +1,4 @@
+import MediaCore
 import CFFmpeg
 
 #if canImport(Glibc)

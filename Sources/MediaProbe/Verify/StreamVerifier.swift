@@ -1,3 +1,4 @@
+import MediaCore
 import CFFmpeg
 
 /// Decodes one stream to the end for `--verify`: counts what the decoder outputs, finds the
@@ -235,8 +236,8 @@ final class StreamVerifier {
   func report() -> DecodeReport {
     DecodeReport(
       scope: scope, frames: isAudio ? nil : frames, samples: isAudio ? samples : nil,
-      firstTime: first.map { ExactTime(ticks: $0, timeBase: rational) },
-      endTime: end.map { ExactTime(ticks: $0, timeBase: rational) },
+      firstTime: first.map { MediaTime(ticks: $0, timeBase: rational) },
+      endTime: end.map { MediaTime(ticks: $0, timeBase: rational) },
       errors: DecodeErrors(count: errorCount, first: errors), md5: hash?.finish())
   }
 }

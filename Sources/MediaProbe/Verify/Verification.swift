@@ -1,3 +1,4 @@
+import MediaCore
 import CFFmpeg
 
 /// `--verify` for one file: a `StreamVerifier` per audio and video stream fed from the probe's

@@ -1,8 +1,8 @@
-import MediaProbe
-
-/// An exact point or span on the merged timeline, as AVFoundation's `CMTime`: `value /
-/// timescale` seconds. Encoded as `{"value": 3003, "timescale": 1000, "seconds": 3.003}`.
-public struct MergeTime: Codable, Sendable, Equatable, Hashable, Comparable,
+/// An exact point or span of time, as AVFoundation's `CMTime`: `value / timescale` seconds. The
+/// one exact time type of the tools (a composition's timeline, a decoded stream's first and last
+/// times, sums of durations). Encoded as `{"value": 3003, "timescale": 1000, "seconds": 3.003}`.
+/// Equal and ordered by the exact number, whatever the timescale.
+public struct MediaTime: Codable, Sendable, Equatable, Hashable, Comparable,
   CustomStringConvertible
 {
   /// The numerator.
@@ -13,7 +13,7 @@ public struct MergeTime: Codable, Sendable, Equatable, Hashable, Comparable,
   public var seconds: Double
 
   /// Zero seconds.
-  public static let zero = MergeTime(value: 0, timescale: 1)
+  public static let zero = MediaTime(value: 0, timescale: 1)
 
   /// `value / timescale` seconds, reduced to lowest terms (timescale > 0).
   public init(value: Int64, timescale: Int64) {
@@ -24,6 +24,28 @@ public struct MergeTime: Codable, Sendable, Equatable, Hashable, Comparable,
     self.seconds = Double(self.value) / Double(self.timescale)
   }
 
+  /// `ticks` of a stream's time base, as given (not reduced: a decoded stream's times keep the
+  /// stream's own timescale, as `CMTime` does); microseconds when the product overflows.
+  public init(ticks: Int64, timeBase: Rational) {
+    let (value, overflow) = ticks.multipliedReportingOverflow(by: timeBase.num)
+    if overflow {
+      self.init(exact: Int64((Double(ticks) * timeBase.value * 1e6).rounded()), 1_000_000)
+    } else {
+      self.init(exact: value, timeBase.den)
+    }
+  }
+
+  /// `value / timescale` as given, not reduced.
+  private init(exact value: Int64, _ timescale: Int64) {
+    precondition(timescale > 0, "a timescale counts units per second")
+    self.value = value
+    self.timescale = timescale
+    self.seconds = Double(value) / Double(timescale)
+  }
+
+  /// The same time in lowest terms.
+  public var reduced: MediaTime { MediaTime(value: value, timescale: timescale) }
+
   /// The exact time of a probed duration.
   public init(_ duration: MediaDuration) {
     self.init(value: duration.value, timescale: max(1, duration.timescale))
@@ -31,25 +53,39 @@ public struct MergeTime: Codable, Sendable, Equatable, Hashable, Comparable,
 
   /// `CMTimeAdd`: exact in the least common multiple of the timescales; when that overflows,
   /// microseconds (the probe's own fallback).
-  public static func + (a: MergeTime, b: MergeTime) -> MergeTime {
+  public static func + (a: MediaTime, b: MediaTime) -> MediaTime {
     let divisor = gcd(a.timescale, b.timescale)
     let (lcm, o1) = (a.timescale / divisor).multipliedReportingOverflow(by: b.timescale)
     if !o1 {
       let (x, o2) = a.value.multipliedReportingOverflow(by: lcm / a.timescale)
       let (y, o3) = b.value.multipliedReportingOverflow(by: lcm / b.timescale)
       let (sum, o4) = x.addingReportingOverflow(y)
-      if !o2 && !o3 && !o4 { return MergeTime(value: sum, timescale: lcm) }
+      if !o2 && !o3 && !o4 { return MediaTime(value: sum, timescale: lcm) }
     }
-    return MergeTime(value: Int64(((a.seconds + b.seconds) * 1e6).rounded()), timescale: 1_000_000)
+    return MediaTime(value: Int64(((a.seconds + b.seconds) * 1e6).rounded()), timescale: 1_000_000)
   }
 
   /// `a - b` (exact, as `+`).
-  public static func - (a: MergeTime, b: MergeTime) -> MergeTime {
-    a + MergeTime(value: -b.value, timescale: b.timescale)
+  public static func - (a: MediaTime, b: MediaTime) -> MediaTime {
+    a + MediaTime(value: -b.value, timescale: b.timescale)
+  }
+
+  /// Equal as numbers (3/2 == 6/4).
+  public static func == (a: MediaTime, b: MediaTime) -> Bool {
+    let (x, o1) = a.value.multipliedReportingOverflow(by: b.timescale)
+    let (y, o2) = b.value.multipliedReportingOverflow(by: a.timescale)
+    return o1 || o2 ? a.seconds == b.seconds : x == y
+  }
+
+  /// Hashes the reduced form, so that equal times hash alike.
+  public func hash(into hasher: inout Hasher) {
+    let lowest = reduced
+    hasher.combine(lowest.value)
+    hasher.combine(lowest.timescale)
   }
 
   /// Compares exactly when the cross products fit, else by seconds.
-  public static func < (a: MergeTime, b: MergeTime) -> Bool {
+  public static func < (a: MediaTime, b: MediaTime) -> Bool {
     let (x, o1) = a.value.multipliedReportingOverflow(by: b.timescale)
     let (y, o2) = b.value.multipliedReportingOverflow(by: a.timescale)
     return o1 || o2 ? a.seconds < b.seconds : x < y
@@ -81,13 +117,10 @@ public struct MergeTime: Codable, Sendable, Equatable, Hashable, Comparable,
   }
 
   /// Seconds with three decimals (`3.003`), for people.
-  public var description: String { formatSeconds(seconds, decimals: 3) }
+  public var description: String { fixed(seconds, places: 3) }
 
-  static func gcd(_ a: Int64, _ b: Int64) -> Int64 {
-    var (a, b) = (a, b)
-    while b != 0 { (a, b) = (b, a % b) }
-    return Swift.max(a, 1)
-  }
+  /// The greatest common divisor, at least 1.
+  package static func gcd(_ a: Int64, _ b: Int64) -> Int64 { Swift.max(Rational.gcd(a, b), 1) }
 
   enum CodingKeys: String, CodingKey { case value, timescale, seconds }
 
@@ -101,15 +134,4 @@ public struct MergeTime: Codable, Sendable, Equatable, Hashable, Comparable,
     }
     self.init(value: try container.decode(Int64.self, forKey: .value), timescale: timescale)
   }
-}
-
-/// `seconds` with a fixed number of decimals, without Foundation's formatters.
-func formatSeconds(_ seconds: Double, decimals: Int) -> String {
-  var scale = 1.0
-  for _ in 0..<decimals { scale *= 10 }
-  let scaled = Int64((abs(seconds) * scale).rounded())
-  let whole = scaled / Int64(scale)
-  var fraction = String(scaled % Int64(scale))
-  while fraction.count < decimals { fraction = "0" + fraction }
-  return (seconds < 0 && scaled != 0 ? "-" : "") + "\(whole)" + (decimals > 0 ? "." + fraction : "")
 }

@@ -21,6 +21,23 @@ public struct MediaInfo: Codable, Sendable, Equatable {
   public var warnings: [ProbeWarning] = []
   /// With `--verify`: `ok`, `damaged`, `truncated` or `undecodable`; null otherwise.
   @NullEncoded public var integrity: Integrity? = nil
+
+  /// A value with every field given.
+  package init(
+    path: String, sizeBytes: Int64? = nil, bytesRead: Int64 = 0, container: Container,
+    duration: MediaDuration? = nil, streams: [MediaStream], scanned: Bool,
+    warnings: [ProbeWarning] = [], integrity: Integrity? = nil
+  ) {
+    self.path = path
+    self.sizeBytes = sizeBytes
+    self.bytesRead = bytesRead
+    self.container = container
+    self.duration = duration
+    self.streams = streams
+    self.scanned = scanned
+    self.warnings = warnings
+    self.integrity = integrity
+  }
 }
 
 /// Something a probe noticed that did not stop it. Encoded as its stable code.
@@ -92,6 +109,20 @@ public struct Container: Codable, Sendable, Equatable {
   @NullEncoded public var fastStart: Bool?
   /// The container's metadata tags (title, artist, creation_time, encoder, ...).
   public var tags: [String: String]
+
+  /// A value with every field given.
+  package init(
+    formatName: String, formatLongName: String? = nil, majorBrand: String? = nil,
+    bitRate: Int64? = nil, startTime: Double? = nil, fastStart: Bool? = nil, tags: [String: String]
+  ) {
+    self.formatName = formatName
+    self.formatLongName = formatLongName
+    self.majorBrand = majorBrand
+    self.bitRate = bitRate
+    self.startTime = startTime
+    self.fastStart = fastStart
+    self.tags = tags
+  }
 }
 
 /// The kind of a stream.
@@ -131,6 +162,30 @@ public struct MediaStream: Codable, Sendable, Equatable {
   /// With `--verify`, what decoding the stream to the end found (audio and video streams);
   /// null otherwise.
   @NullEncoded public var decode: DecodeReport? = nil
+
+  /// A value with every field given.
+  package init(
+    index: Int, type: StreamType, codec: Codec, bitRate: Int64? = nil,
+    duration: MediaDuration? = nil, frameCount: Int64? = nil,
+    frameCountSource: FrameCountSource? = nil, timeBase: Rational, language: String? = nil,
+    title: String? = nil, disposition: [String: Bool], video: VideoInfo? = nil,
+    audio: AudioInfo? = nil, decode: DecodeReport? = nil
+  ) {
+    self.index = index
+    self.type = type
+    self.codec = codec
+    self.bitRate = bitRate
+    self.duration = duration
+    self.frameCount = frameCount
+    self.frameCountSource = frameCountSource
+    self.timeBase = timeBase
+    self.language = language
+    self.title = title
+    self.disposition = disposition
+    self.video = video
+    self.audio = audio
+    self.decode = decode
+  }
 }
 
 /// A stream's codec.
@@ -145,6 +200,18 @@ public struct Codec: Codable, Sendable, Equatable {
   @NullEncoded public var profile: String?
   /// The level in human form (`4.1` for H.264 level_idc 41, `5.1` for HEVC 153).
   @NullEncoded public var level: String?
+
+  /// A value with every field given.
+  package init(
+    name: String, longName: String? = nil, tag: String? = nil, profile: String? = nil,
+    level: String? = nil
+  ) {
+    self.name = name
+    self.longName = longName
+    self.tag = tag
+    self.profile = profile
+    self.level = level
+  }
 }
 
 /// Properties of a video stream.
@@ -183,6 +250,33 @@ public struct VideoInfo: Codable, Sendable, Equatable {
   public var frameRate: FrameRate
   /// The display orientation (the track matrix), as AVFoundation's `preferredTransform`.
   public var orientation: Orientation
+
+  /// A value with every field given.
+  package init(
+    width: Int, height: Int, codedWidth: Int? = nil, codedHeight: Int? = nil,
+    pixelFormat: String? = nil, bitDepth: Int? = nil, chromaSubsampling: String? = nil,
+    sampleAspectRatio: Rational? = nil, displayAspectRatio: Rational? = nil, anamorphic: Bool,
+    fieldOrder: String? = nil, interlaced: Bool? = nil, color: ColorInfo, hdr: String? = nil,
+    dolbyVision: DolbyVision? = nil, frameRate: FrameRate, orientation: Orientation
+  ) {
+    self.width = width
+    self.height = height
+    self.codedWidth = codedWidth
+    self.codedHeight = codedHeight
+    self.pixelFormat = pixelFormat
+    self.bitDepth = bitDepth
+    self.chromaSubsampling = chromaSubsampling
+    self.sampleAspectRatio = sampleAspectRatio
+    self.displayAspectRatio = displayAspectRatio
+    self.anamorphic = anamorphic
+    self.fieldOrder = fieldOrder
+    self.interlaced = interlaced
+    self.color = color
+    self.hdr = hdr
+    self.dolbyVision = dolbyVision
+    self.frameRate = frameRate
+    self.orientation = orientation
+  }
 }
 
 /// A Dolby Vision decoder configuration record (the `dvcC`/`dvvC` box of an MP4 sample entry,
@@ -203,6 +297,20 @@ public struct DolbyVision: Codable, Sendable, Equatable {
   /// What a player without Dolby Vision gets from the base layer (0 none, 1 HDR10, 2 SDR,
   /// 4 HLG, 6 BT.2100 PQ).
   public var blCompatibilityId: Int
+
+  /// A value with every field given.
+  package init(
+    version: String, profile: Int, level: Int, rpuPresent: Bool, elPresent: Bool, blPresent: Bool,
+    blCompatibilityId: Int
+  ) {
+    self.version = version
+    self.profile = profile
+    self.level = level
+    self.rpuPresent = rpuPresent
+    self.elPresent = elPresent
+    self.blPresent = blPresent
+    self.blCompatibilityId = blCompatibilityId
+  }
 }
 
 /// Colour description of a video stream (null fields are unspecified in the stream).
@@ -215,6 +323,16 @@ public struct ColorInfo: Codable, Sendable, Equatable {
   @NullEncoded public var transfer: String?
   /// Matrix coefficients (`bt709`, `bt2020nc`, ...).
   @NullEncoded public var matrix: String?
+
+  /// A value with every field given.
+  package init(
+    range: String? = nil, primaries: String? = nil, transfer: String? = nil, matrix: String? = nil
+  ) {
+    self.range = range
+    self.primaries = primaries
+    self.transfer = transfer
+    self.matrix = matrix
+  }
 }
 
 /// Properties of an audio stream.
@@ -229,4 +347,16 @@ public struct AudioInfo: Codable, Sendable, Equatable {
   @NullEncoded public var sampleFormat: String?
   /// Bits per sample of the source (24 for 24-bit FLAC, 16 for pcm_s16le), when meaningful.
   @NullEncoded public var bitsPerSample: Int?
+
+  /// A value with every field given.
+  package init(
+    sampleRate: Int? = nil, channels: Int? = nil, channelLayout: String? = nil,
+    sampleFormat: String? = nil, bitsPerSample: Int? = nil
+  ) {
+    self.sampleRate = sampleRate
+    self.channels = channels
+    self.channelLayout = channelLayout
+    self.sampleFormat = sampleFormat
+    self.bitsPerSample = bitsPerSample
+  }
 }

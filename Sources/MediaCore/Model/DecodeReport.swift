@@ -1,21 +1,3 @@
-/// An exact point in time: `value / timescale` seconds, like `CMTime`.
-public struct ExactTime: Codable, Sendable, Equatable {
-  /// `value / timescale` as a decimal.
-  public var seconds: Double
-  /// The numerator.
-  public var value: Int64
-  /// Units per second.
-  public var timescale: Int64
-
-  /// `ticks` of a time base of `timeBase` seconds.
-  public init(ticks: Int64, timeBase: Rational) {
-    let duration = MediaDuration(ticks: ticks, timeBase: timeBase, source: .scan)
-    value = duration.value
-    timescale = duration.timescale
-    seconds = duration.seconds
-  }
-}
-
 /// What decoding one stream to the end found (`mediaprobe --verify`).
 public struct DecodeReport: Codable, Sendable, Equatable {
   /// `all` (every packet decoded), `keyframes` (`--verify-fast`: video keyframes only) or `none`
@@ -27,14 +9,28 @@ public struct DecodeReport: Codable, Sendable, Equatable {
   /// presented count); null for video.
   @NullEncoded public var samples: Int64?
   /// The first decoded frame's time.
-  @NullEncoded public var firstTime: ExactTime?
+  @NullEncoded public var firstTime: MediaTime?
   /// Where the last decoded frame ends.
-  @NullEncoded public var endTime: ExactTime?
+  @NullEncoded public var endTime: MediaTime?
   /// The damage found.
   public var errors: DecodeErrors
   /// The MD5 of the decoded content as `ffmpeg -map 0:N -fps_mode passthrough -f streamhash
   /// -hash md5` computes it (`--hash md5`); null otherwise.
   @NullEncoded public var md5: String?
+
+  /// A value with every field given.
+  package init(
+    scope: VerifyScope, frames: Int64? = nil, samples: Int64? = nil, firstTime: MediaTime? = nil,
+    endTime: MediaTime? = nil, errors: DecodeErrors, md5: String? = nil
+  ) {
+    self.scope = scope
+    self.frames = frames
+    self.samples = samples
+    self.firstTime = firstTime
+    self.endTime = endTime
+    self.errors = errors
+    self.md5 = md5
+  }
 }
 
 /// How much of a stream `--verify` decodes.
@@ -57,6 +53,14 @@ public struct DecodeErrors: Codable, Sendable, Equatable {
 
   /// No errors.
   public static let none = DecodeErrors(count: 0, first: [])
+
+  /// A value with every field given.
+  package init(
+    count: Int, first: [DecodeError]
+  ) {
+    self.count = count
+    self.first = first
+  }
 }
 
 /// One damaged packet or frame.
@@ -69,6 +73,16 @@ public struct DecodeError: Codable, Sendable, Equatable {
   public var kind: DecodeErrorKind
   /// What FFmpeg said.
   public var message: String
+
+  /// A value with every field given.
+  package init(
+    time: Double? = nil, pts: Int64? = nil, kind: DecodeErrorKind, message: String
+  ) {
+    self.time = time
+    self.pts = pts
+    self.kind = kind
+    self.message = message
+  }
 }
 
 /// Kinds of decoding damage, as stable codes.

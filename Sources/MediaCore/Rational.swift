@@ -25,7 +25,7 @@ public struct Rational: Codable, Sendable, Equatable, Hashable {
     num == 0 ? nil : Rational(num, den)
   }
 
-  static func gcd(_ a: Int64, _ b: Int64) -> Int64 {
+  package static func gcd(_ a: Int64, _ b: Int64) -> Int64 {
     var (a, b) = (a, b)
     while b != 0 { (a, b) = (b, a % b) }
     return a

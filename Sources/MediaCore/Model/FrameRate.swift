@@ -34,7 +34,7 @@ public struct FrameRate: Codable, Sendable, Equatable {
 
   /// The headers' rates are missing, implausible or disagree by more than 1%: the timestamps
   /// must decide.
-  var headersDisagree: Bool {
+  package var headersDisagree: Bool {
     guard let nominal, let average else { return true }
     if FrameRate.plausible(average, against: nominal) == nil || nominal.value > 240 { return true }
     return abs(nominal.value - average.value) > 0.01 * nominal.value

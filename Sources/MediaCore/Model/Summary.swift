@@ -47,13 +47,3 @@ extension MediaStream {
     return parts.joined(separator: " ")
   }
 }
-
-/// `value` with exactly `places` decimals (no Foundation formatting needed).
-package func fixed(_ value: Double, places: Int) -> String {
-  let scale = (0..<places).reduce(1) { result, _ in result * 10 }
-  let units = Int((value * Double(scale)).rounded())
-  let sign = units < 0 ? "-" : ""
-  let fraction = String(abs(units) % scale)
-  return sign + "\(abs(units) / scale)." + String(repeating: "0", count: places - fraction.count)
-    + fraction
-}
