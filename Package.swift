@@ -79,7 +79,8 @@ let package = Package(
     // code; runs the ffmpeg CLI (a runtime dependency, installed by Scripts/setup.sh) into an
     // AudioExtract OutputFile, the one atomic output of every tool.
     .target(
-      name: "Merge", dependencies: ["MediaCore", "MediaProbe", "Compatibility", "AudioExtract", "CSpawn"]),
+      name: "Merge",
+      dependencies: ["MediaCore", "MediaProbe", "Compatibility", "AudioExtract", "CSpawn"]),
     // Starting a child that dies with its parent (PR_SET_PDEATHSIG between fork and exec, which
     // posix_spawn cannot do): mediamerge's ffmpeg. A few lines of C, no dependencies.
     .target(name: "CSpawn"),
@@ -87,7 +88,8 @@ let package = Package(
     .target(
       name: "ToolSupport",
       dependencies: [
-        "MediaCore", "MediaProbe", "CFFmpeg", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "MediaCore", "MediaProbe", "CFFmpeg",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
     .executableTarget(
@@ -119,10 +121,12 @@ let package = Package(
       ]
     ),
     .testTarget(name: "MediaProbeTests", dependencies: ["MediaCore", "MediaProbe"]),
-    .testTarget(name: "CompatibilityTests", dependencies: ["Compatibility", "MediaCore", "MediaProbe"]),
+    .testTarget(
+      name: "CompatibilityTests", dependencies: ["Compatibility", "MediaCore", "MediaProbe"]),
     .testTarget(name: "AudioExtractTests", dependencies: ["AudioExtract", "CEBUR128"]),
     .testTarget(
-      name: "MergeTests", dependencies: ["Merge", "MediaCore", "MediaProbe", "Compatibility", "AudioExtract"]),
+      name: "MergeTests",
+      dependencies: ["Merge", "MediaCore", "MediaProbe", "Compatibility", "AudioExtract"]),
     .testTarget(name: "EndToEndTests", dependencies: ["MediaCore", "MediaProbe"]),
   ],
   swiftLanguageModes: [.v6]
@@ -132,5 +136,6 @@ let package = Package(
 // Scripts/fuzz-coverage.sh builds it (MEDIATOOLS_FUZZ set), so ordinary builds never compile it.
 if getenv("MEDIATOOLS_FUZZ") != nil {
   package.targets.append(
-    .executableTarget(name: "mediatools-fuzz", dependencies: ["AudioExtract", "MediaCore", "MediaProbe"]))
+    .executableTarget(
+      name: "mediatools-fuzz", dependencies: ["AudioExtract", "MediaCore", "MediaProbe"]))
 }
