@@ -44,7 +44,10 @@ let package = Package(
     // Pure values every layer shares, with no C import: exact rationals and times, orientation,
     // file names as bytes, the JSON encoder and the probe's output model.
     .target(name: "MediaCore"),
-    .target(name: "MediaProbe", dependencies: ["MediaCore", "CFFmpeg"]),
+    // What every output shares: the atomic output file (O_TMPFILE + linkat, fsync), its errors,
+    // interruption, the monotonic clock and the EINTR seam. No FFmpeg.
+    .target(name: "OutputKit", dependencies: ["MediaCore"]),
+    .target(name: "MediaProbe", dependencies: ["MediaCore", "OutputKit", "CFFmpeg"]),
     // The platform database (one JSON file per platform, embedded in the binary) and the rule
     // engine that checks a probed file against it. Only the tools that report verdicts link it.
     .target(
@@ -72,7 +75,8 @@ let package = Package(
     // Its loops touch every sample (the analysis's true-peak screen, peaks, sums), so it is
     // optimized in debug builds too: the tests measure minutes of EBU test signals in seconds.
     .target(
-      name: "AudioExtract", dependencies: ["MediaCore", "MediaProbe", "CFFmpeg", "CEBUR128"],
+      name: "AudioExtract",
+      dependencies: ["MediaCore", "OutputKit", "MediaProbe", "CFFmpeg", "CEBUR128"],
       swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
     // Joining clips on one exact timeline: the plan (timeline, render size, copy or encode), the
     // ffmpeg command that carries it out, and the check of the written file. No command-line
@@ -80,7 +84,7 @@ let package = Package(
     // AudioExtract OutputFile, the one atomic output of every tool.
     .target(
       name: "Merge",
-      dependencies: ["MediaCore", "MediaProbe", "Compatibility", "AudioExtract", "CSpawn"]),
+      dependencies: ["MediaCore", "OutputKit", "MediaProbe", "Compatibility", "CSpawn"]),
     // Starting a child that dies with its parent (PR_SET_PDEATHSIG between fork and exec, which
     // posix_spawn cannot do): mediamerge's ffmpeg. A few lines of C, no dependencies.
     .target(name: "CSpawn"),
@@ -88,7 +92,7 @@ let package = Package(
     .target(
       name: "ToolSupport",
       dependencies: [
-        "MediaCore", "MediaProbe", "CFFmpeg",
+        "MediaCore", "OutputKit", "MediaProbe", "CFFmpeg",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -102,7 +106,7 @@ let package = Package(
     .executableTarget(
       name: "media2wav",
       dependencies: [
-        "AudioExtract", "MediaCore", "MediaProbe", "ToolSupport",
+        "AudioExtract", "MediaCore", "OutputKit", "MediaProbe", "ToolSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -123,7 +127,8 @@ let package = Package(
     .testTarget(name: "MediaProbeTests", dependencies: ["MediaCore", "MediaProbe"]),
     .testTarget(
       name: "CompatibilityTests", dependencies: ["Compatibility", "MediaCore", "MediaProbe"]),
-    .testTarget(name: "AudioExtractTests", dependencies: ["AudioExtract", "CEBUR128"]),
+    .testTarget(
+      name: "AudioExtractTests", dependencies: ["AudioExtract", "OutputKit", "CEBUR128"]),
     .testTarget(
       name: "MergeTests",
       dependencies: ["Merge", "MediaCore", "MediaProbe", "Compatibility", "AudioExtract"]),

@@ -1,6 +1,7 @@
 import CFFmpeg
 import CFFmpeg.Resample
 import MediaCore
+import OutputKit
 import MediaProbe
 
 /// Decodes the audio of a media file and writes it as WAV with our own RIFF/RF64 writer:
@@ -45,10 +46,19 @@ public struct AudioExtractor: Sendable {
     let streamIndex = source.stream.index
     // Every early exit below leaves cleaning up to deinitializers: the sink stops its writer
     // thread before the output file closes its descriptor (and removes its temporary file).
-    let output = try OutputFile(destination, sync: options.sync)
+    let output: OutputFile
+    do {
+      output = try OutputFile(destination, sync: options.sync)
+    } catch {
+      throw .output(error)
+    }
     let (format, samples, rf64, analysis) = try Self.write(
       source, to: output, options: options, progress: progress)
-    try output.commit()
+    do {
+      try output.commit()
+    } catch {
+      throw .output(error)
+    }
     return ExtractionReport(
       input: path, output: destination.display, streamIndex: streamIndex,
       codec: source.stream.codecName, format: format, samples: samples,

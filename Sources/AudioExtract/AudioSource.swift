@@ -1,6 +1,7 @@
 import CFFmpeg
 import CFFmpeg.Resample
 import MediaCore
+import OutputKit
 import MediaProbe
 
 /// What an `AudioSource` delivers: a sample format and, when given, a rate and a channel count

@@ -1,5 +1,6 @@
 import MediaCore
 import MediaProbe
+import OutputKit
 
 /// Why an extraction failed. Each case has a stable `code` for scripts.
 public enum ExtractError: Error, Sendable, Equatable {
@@ -18,15 +19,10 @@ public enum ExtractError: Error, Sendable, Equatable {
   /// The audio stream has packets but none of them decoded to a sample (the ffmpeg CLI fails
   /// too), or it has no packets and its format is unknown.
   case noDecodableAudio(String)
-  /// The output exists and `--force` was not given.
-  case outputExists(String)
-  /// The output exists and is not a regular file (a block device, a socket, a symbolic link):
-  /// `--force` replaces regular files only. Reported as `output_exists`.
-  case outputNotReplaceable(path: String, kind: String)
-  /// The output path is a directory.
-  case outputIsDirectory(String)
-  /// Writing the output failed (a full disk, an unwritable directory, a closed pipe).
-  case output(OutputError)
+  /// The output could not be written: it exists (`output_exists`), is a directory
+  /// (`output_is_directory`), or writing failed (`write_error`: a full disk, an unwritable
+  /// directory, a closed pipe). The output's own code is kept.
+  case output(OutputFileError)
   /// An option cannot apply to this input (e.g. a start past the end).
   case invalidOption(String)
   /// Interrupted (SIGINT/SIGTERM); nothing was left behind.
@@ -40,9 +36,7 @@ public enum ExtractError: Error, Sendable, Equatable {
     case .streamNotFound: "stream_not_found"
     case .decoder, .conversion: "decoder_error"
     case .noDecodableAudio: "no_decodable_audio"
-    case .outputExists, .outputNotReplaceable: "output_exists"
-    case .outputIsDirectory: "output_is_directory"
-    case .output: "write_error"
+    case .output(let error): error.code
     case .invalidOption: "invalid_option"
     case .interrupted: "interrupted"
     }
@@ -58,11 +52,7 @@ public enum ExtractError: Error, Sendable, Equatable {
     case .conversion(let detail, let error):
       "cannot convert the audio: \(detail) (\(error.message))"
     case .noDecodableAudio(let detail): "no decodable audio: \(detail)"
-    case .outputExists(let path): "\(path) exists (use --force to replace it)"
-    case .outputNotReplaceable(let path, let kind):
-      "\(path) is a \(kind), not a regular file; --force replaces regular files only"
-    case .outputIsDirectory(let path): "\(path) is a directory"
-    case .output(let error): error.description
+    case .output(let error): error.message
     case .invalidOption(let detail): detail
     case .interrupted: "interrupted; the partial output was removed"
     }

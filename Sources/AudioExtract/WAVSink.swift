@@ -1,5 +1,6 @@
 import CFFmpeg
 import MediaCore
+import OutputKit
 import MediaProbe
 
 /// Where the samples of an extraction or a mix go: the RIFF/RF64 header and data of one output,
@@ -40,7 +41,7 @@ final class WAVSink {
           rf64Limit: rf64Limit),
         bufferCapacity: Self.chunkBytes + Self.chunkBytes / 4)
     } catch {
-      throw .output(error)
+      throw .output(.write(error))
     }
   }
 
@@ -86,7 +87,7 @@ final class WAVSink {
     do {
       try writer.submit(pending)
     } catch {
-      throw .output(error)
+      throw .output(.write(error))
     }
   }
 
@@ -101,7 +102,7 @@ final class WAVSink {
     do {
       return try writer.finish(rf64Limit: rf64Limit).rf64
     } catch {
-      throw .output(error)
+      throw .output(.write(error))
     }
   }
 

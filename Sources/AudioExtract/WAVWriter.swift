@@ -1,28 +1,9 @@
+import OutputKit
 #if canImport(Glibc)
   import Glibc
 #else
   import Darwin
 #endif
-
-/// An error writing the output.
-public struct OutputError: Error, Sendable, Equatable, CustomStringConvertible {
-  /// The `errno` of the failing call.
-  public let code: Int32
-  /// What was being done.
-  public let action: String
-
-  /// `action` failed with `errno` `code`.
-  public init(code: Int32, action: String) {
-    self.code = code
-    self.action = action
-  }
-
-  /// The reader of a pipe went away (EPIPE).
-  public var isBrokenPipe: Bool { code == EPIPE }
-
-  /// "writing the output: No space left on device".
-  public var description: String { "\(action): \(String(cString: strerror(code)))" }
-}
 
 /// Writes a WAV file to a file descriptor as samples arrive: the header first, the data as it
 /// comes, and at the end (on seekable output) the real sizes, the pad byte, the `fact` count,
@@ -131,13 +112,14 @@ public struct WAVWriter: ~Copyable {
     var done = 0
     while done < bytes.count {
       let pointer = bytes.baseAddress! + done
-      let written =
-        if let offset { pwrite(fd, pointer, bytes.count - done, off_t(offset) + off_t(done)) } else
-        { Glibc.write(fd, pointer, bytes.count - done) }
-      if written < 0 {
-        if errno == EINTR { continue }
-        throw OutputError(code: errno, action: action)
+      let written = SystemCall.retryingOnInterrupt {
+        if let offset {
+          pwrite(fd, pointer, bytes.count - done, off_t(offset) + off_t(done))
+        } else {
+          Glibc.write(fd, pointer, bytes.count - done)
+        }
       }
+      if written < 0 { throw OutputError(code: errno, action: action) }
       done += written
     }
   }

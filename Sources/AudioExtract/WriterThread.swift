@@ -1,3 +1,4 @@
+import OutputKit
 import Dispatch
 import Synchronization
 

@@ -1,4 +1,4 @@
-import AudioExtract
+import OutputKit
 import CSpawn
 import MediaCore
 import MediaProbe
@@ -26,7 +26,7 @@ public enum RunningMerge {
       if let child = state.child {
         kill(child, SIGKILL)
         var status: Int32 = 0
-        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+        _ = SystemCall.retryingOnInterrupt { waitpid(child, &status, 0) }
         state.child = nil
       }
       TemporaryFiles.removeAll()
@@ -164,7 +164,7 @@ struct ChildProcess {
     close(outPipe[0])
     close(errPipe[0])
     var status: Int32 = 0
-    while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+    _ = SystemCall.retryingOnInterrupt { waitpid(child, &status, 0) }
     let ended: ChildStatus =
       status & 0x7F == 0 ? .exited((status >> 8) & 0xFF) : .signaled(status & 0x7F)
     return (ended, String(decoding: errors, as: UTF8.self), stopped)

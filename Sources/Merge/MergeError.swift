@@ -1,4 +1,4 @@
-import AudioExtract
+import OutputKit
 import MediaCore
 import MediaProbe
 
@@ -18,7 +18,7 @@ public enum MergeError: Error, Sendable, Equatable {
   /// The output file could not be created, kept or named: it exists (without `--force`), is a
   /// directory or something that is not a regular file, or writing it failed; the code is the
   /// output file's own (`output_exists`, `output_is_directory`, `write_error`), as media2wav's.
-  case output(path: String, ExtractError)
+  case output(path: String, OutputFileError)
   /// ffmpeg could not write the output (a full disk).
   case writeError(path: String, detail: String)
   /// SIGINT or SIGTERM stopped the merge; nothing was written.

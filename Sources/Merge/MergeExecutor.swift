@@ -1,4 +1,4 @@
-import AudioExtract
+import OutputKit
 import Compatibility
 import MediaCore
 import MediaProbe
@@ -53,7 +53,7 @@ public struct MergeExecutor: Sendable {
   /// Runs `plan`; `progress` receives the seconds of the timeline written so far.
   ///
   /// The render is supervised (every 100 ms and whenever ffmpeg reports progress): it is stopped
-  /// (SIGKILL) at `deadline` (a `now()` time: `--timeout` counted from the start of the merge),
+  /// (SIGKILL) at `deadline` (a `MonotonicClock.seconds()` time: `--timeout` counted from the start of the merge),
   /// when ffmpeg reports writing more than one frame past the planned end, and when the file
   /// grows past `expected.maxBytes`.
   ///
@@ -76,7 +76,7 @@ public struct MergeExecutor: Sendable {
     var arguments = plan.ffmpeg.arguments
     arguments[arguments.count - 1] = stagedPath
 
-    let started = now()
+    let started = MonotonicClock.seconds()
     let timeout = deadline.map { $0 - started }
     // Past this much timeline written, ffmpeg has left the plan (one frame of slack).
     let endLimit = plan.expected.duration.seconds + plan.expected.videoTolerance.seconds + 1e-3
@@ -96,7 +96,7 @@ public struct MergeExecutor: Sendable {
         }
       }
     } stop: {
-      if let deadline, now() >= deadline {
+      if let deadline, MonotonicClock.seconds() >= deadline {
         reason = .timeout(seconds: timeout ?? 0)
       } else if written > endLimit {
         reason = .outputMismatch(
@@ -113,7 +113,7 @@ public struct MergeExecutor: Sendable {
       }
       return reason != nil
     }
-    let ffmpegSeconds = now() - started
+    let ffmpegSeconds = MonotonicClock.seconds() - started
     if Interruption.isRequested { throw .interrupted }
     if stopped, let reason { throw reason }
     guard status == .exited(0) else {
@@ -124,8 +124,8 @@ public struct MergeExecutor: Sendable {
       throw .ffmpegFailed(status: status.description, detail: detail)
     }
 
-    let checkStarted = now()
-    let remaining = deadline.map { max(1e-3, $0 - now()) }
+    let checkStarted = MonotonicClock.seconds()
+    let remaining = deadline.map { max(1e-3, $0 - MonotonicClock.seconds()) }
     let options = ProbeOptions(
       scan: true, timeout: remaining, verify: .all, decoderThreads: decoderThreads)
     let info: MediaInfo
@@ -147,12 +147,13 @@ public struct MergeExecutor: Sendable {
       throw .output(path: plan.output, error)
     }
     return MergeResult(
-      output: info, ffmpegSeconds: ffmpegSeconds, checkSeconds: now() - checkStarted,
+      output: info, ffmpegSeconds: ffmpegSeconds,
+      checkSeconds: MonotonicClock.seconds() - checkStarted,
       ffmpegLog: errorOutput)
   }
 
   /// Seconds on the monotonic clock: what `run`'s `deadline` counts in.
-  public static func clock() -> Double { now() }
+  public static func clock() -> Double { MonotonicClock.seconds() }
 
   /// The size of the file at `path` (the staged output, through `/proc/PID/fd/N`), if known.
   static func size(of path: String) -> Int64? {
@@ -166,10 +167,4 @@ public struct MergeExecutor: Sendable {
       String(line.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
     }.filter { !$0.isEmpty }.suffix(count).joined(separator: " | ")
   }
-}
-
-private func now() -> Double {
-  var time = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &time)
-  return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import MediaCore
+import OutputKit
 import MediaProbe
 
 #if canImport(Glibc)

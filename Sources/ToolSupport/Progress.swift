@@ -1,3 +1,4 @@
+import OutputKit
 #if canImport(Glibc)
   import Glibc
 #else
@@ -11,7 +12,7 @@ import Synchronization
 public final class ProgressBar: Sendable {
   private let label: String
   private let enabled: Bool
-  private let started = monotonicSeconds()
+  private let started = MonotonicClock.seconds()
   /// When the bar was last drawn, and whether it is on screen.
   private let drawing = Mutex<(lastDraw: Double, drawn: Bool)>((0, false))
 
@@ -24,7 +25,7 @@ public final class ProgressBar: Sendable {
   /// Redraws with `done` of `total` seconds of media processed.
   public func update(done: Double, total: Double?) {
     guard enabled else { return }
-    let now = monotonicSeconds()
+    let now = MonotonicClock.seconds()
     drawing.withLock { state in
       guard now - state.lastDraw >= 0.1 else { return }
       state.lastDraw = now
@@ -66,10 +67,4 @@ public final class ProgressBar: Sendable {
     let two = { (n: Int) in n < 10 ? "0\(n)" : "\(n)" }
     return h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(m):\(two(s))"
   }
-}
-
-private func monotonicSeconds() -> Double {
-  var time = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &time)
-  return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }

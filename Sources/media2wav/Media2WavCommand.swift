@@ -1,6 +1,7 @@
 import ArgumentParser
 import AudioExtract
 import MediaCore
+import OutputKit
 import MediaProbe
 import Synchronization
 import ToolSupport

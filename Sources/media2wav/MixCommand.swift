@@ -1,6 +1,7 @@
 import ArgumentParser
 import AudioExtract
 import MediaCore
+import OutputKit
 import MediaProbe
 import ToolSupport
 
@@ -126,8 +127,9 @@ struct MixCommand: ParsableCommand {
       var data = Data()
       var chunk = [UInt8](repeating: 0, count: 64 << 10)
       while true {
-        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if count < 0 && errno == EINTR { continue }
+        let count = SystemCall.retryingOnInterrupt {
+          chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        }
         if count < 0 {
           throw ValidationError(
             "cannot read the mix description \(shown): \(String(cString: strerror(errno)))")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Compatibility
 import MediaCore
+import OutputKit
 import MediaProbe
 import Merge
 import Synchronization

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import AudioExtract
+import OutputKit
 
 /// The writer on real file descriptors, with the RF64 threshold lowered to drive the upgrade.
 @Suite struct WAVWriterTests {

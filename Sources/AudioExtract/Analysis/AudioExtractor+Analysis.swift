@@ -1,4 +1,5 @@
 import MediaCore
+import OutputKit
 import MediaProbe
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import CFFmpeg
 import MediaCore
+import OutputKit
 import MediaProbe
 
 #if canImport(Glibc)
@@ -109,7 +110,7 @@ public struct Mixer: Sendable {
     do {
       output = try OutputFile(destination, sync: sync)
     } catch {
-      throw MixError(input: nil, error: error)
+      throw MixError(input: nil, error: .output(error))
     }
     var run = MixRun(
       lanes: lanes, length: description.length, format: format, limit: description.limit)

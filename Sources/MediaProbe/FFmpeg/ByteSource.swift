@@ -1,4 +1,5 @@
 import MediaCore
+import OutputKit
 import CFFmpeg
 
 #if canImport(Glibc)
@@ -94,7 +95,7 @@ package final class ByteSource {
     }
     fd = opened
     ownsDescriptor = true
-    deadline = timeout.map { monotonicNow() + $0 }
+    deadline = timeout.map { MonotonicClock.seconds() + $0 }
     self.maxBytes = maxBytes
     if info.st_mode & S_IFMT == S_IFREG {
       guard info.st_size > 0 else {
@@ -105,7 +106,8 @@ package final class ByteSource {
       _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
     } else {
       kind = .stream
-      firstBytesDeadline = min(deadline ?? .infinity, monotonicNow() + Self.fifoFirstBytesWait)
+      firstBytesDeadline = min(
+        deadline ?? .infinity, MonotonicClock.seconds() + Self.fifoFirstBytesWait)
     }
   }
 
@@ -117,7 +119,7 @@ package final class ByteSource {
   package init(standardInputTimeout timeout: Double?, maxBytes: Int64?) {
     fd = STDIN_FILENO
     ownsDescriptor = false
-    deadline = timeout.map { monotonicNow() + $0 }
+    deadline = timeout.map { MonotonicClock.seconds() + $0 }
     self.maxBytes = maxBytes
     var info = stat()
     if fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size > 0,
@@ -137,7 +139,7 @@ package final class ByteSource {
   package init(url: String, timeout: Double?, maxBytes: Int64?) throws(OpenError) {
     fd = -1
     ownsDescriptor = false
-    deadline = timeout.map { monotonicNow() + $0 }
+    deadline = timeout.map { MonotonicClock.seconds() + $0 }
     self.maxBytes = maxBytes
     kind = .stream  // replaced below once the size is known
     var options: OpaquePointer? = nil
@@ -239,7 +241,7 @@ package final class ByteSource {
   /// The deadline passed.
   package var isExpired: Bool {
     guard let deadline else { return false }
-    return monotonicNow() >= deadline
+    return MonotonicClock.seconds() >= deadline
   }
 
   /// Should a long operation on this input stop: interrupted, or past the deadline.
@@ -318,7 +320,7 @@ package final class ByteSource {
       var remaining = 200.0
       let limit = bytesRead == 0 ? firstBytesDeadline ?? deadline : deadline
       if let limit {
-        remaining = limit - monotonicNow()
+        remaining = limit - MonotonicClock.seconds()
         if remaining <= 0 {
           timedOut = true
           return false
@@ -456,11 +458,4 @@ package final class ByteSource {
 /// The C library's `read`, under a name that does not clash with `ByteSource.read`.
 private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
   read(fd, buffer, count)
-}
-
-/// Seconds on the monotonic clock.
-func monotonicNow() -> Double {
-  var time = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &time)
-  return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }

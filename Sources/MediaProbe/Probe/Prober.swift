@@ -1,4 +1,5 @@
 import MediaCore
+import OutputKit
 import CFFmpeg
 
 /// How to probe.

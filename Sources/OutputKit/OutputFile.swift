@@ -1,5 +1,5 @@
 import MediaCore
-import MediaProbe
+import OutputKit
 import Synchronization
 
 #if canImport(Glibc)
@@ -36,9 +36,9 @@ public enum OutputDestination: Sendable, Equatable {
 /// used instead and renamed; it is removed on errors, SIGINT and SIGTERM, but SIGKILL leaves it.
 public final class OutputFile {
   /// The descriptor to write to.
-  let fd: Int32
+  public let fd: Int32
   /// Whether the output can be seeked (a file, not a stream).
-  let seekable: Bool
+  public let seekable: Bool
   private let kind: Kind
   private let sync: Bool
   private var finished = false
@@ -61,14 +61,14 @@ public final class OutputFile {
   /// temporary) file next to it, so that naming it stays on one file system.
   ///
   /// - Parameter sync: `fsync` the file before it gets its name, and the directory after.
-  /// - Throws: `ExtractError.outputExists`, `.outputNotReplaceable`, `.outputIsDirectory` or
+  /// - Throws: `OutputFileError.exists`, `.notReplaceable`, `.isDirectory` or
   ///   `.output`.
   /// - Parameter forChild: the file will be written by another process through `childPath`
   ///   (mediamerge's ffmpeg): a character device or named pipe is refused as not replaceable
   ///   (the child needs a file it can seek), and an unnamed file is used only where
   ///   `/proc/PID/fd` can name it.
-  init(_ destination: OutputDestination, sync: Bool = true, forChild: Bool = false)
-    throws(ExtractError)
+  public init(_ destination: OutputDestination, sync: Bool = true, forChild: Bool = false)
+    throws(OutputFileError)
   {
     self.sync = sync
     guard case .file(let path, let overwrite) = destination else {
@@ -104,7 +104,7 @@ public final class OutputFile {
     var template =
       FileName.bytes(directory + "." + name + ".XXXXXX.part").map { CChar(bitPattern: $0) } + [0]
     let opened = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 5) }
-    guard opened >= 0 else { throw .output(OutputError(code: errno, action: "creating \(path)")) }
+    guard opened >= 0 else { throw .write(OutputError(code: errno, action: "creating \(path)")) }
     fd = opened
     _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
     let temporary = FileName.string(
@@ -117,10 +117,10 @@ public final class OutputFile {
   /// Opens `path` to be written by another process (mediamerge's ffmpeg), which gets
   /// `childPath`; the file appears under `path` only in `commit()`.
   ///
-  /// - Throws: `ExtractError.outputExists`, `.outputNotReplaceable` (also for a character device
-  ///   or a named pipe), `.outputIsDirectory` or `.output`.
+  /// - Throws: `OutputFileError.exists`, `.notReplaceable` (also for a character device
+  ///   or a named pipe), `.isDirectory` or `.write`.
   public convenience init(forChildWriting path: String, overwrite: Bool, sync: Bool = true)
-    throws(ExtractError)
+    throws(OutputFileError)
   {
     try self.init(.file(path: path, overwrite: overwrite), sync: sync, forChild: true)
   }
@@ -139,11 +139,11 @@ public final class OutputFile {
   /// pipe that may be written in place (when `streams`), `.file` for nothing or a regular file
   /// that may be replaced.
   ///
-  /// - Throws: `ExtractError.outputExists` (a regular file without `overwrite`),
-  ///   `.outputNotReplaceable` (a symbolic link, socket, block device; a character device or
-  ///   named pipe when not `streams`), `.outputIsDirectory`.
+  /// - Throws: `OutputFileError.exists` (a regular file without `overwrite`),
+  ///   `.notReplaceable` (a symbolic link, socket, block device; a character device or
+  ///   named pipe when not `streams`), `.isDirectory`.
   public static func check(_ path: String, overwrite: Bool, streams: Bool = true)
-    throws(ExtractError) -> Target
+    throws(OutputFileError) -> Target
   {
     var info = stat()
     guard FileName.withCString(path, { lstat($0, &info) }) == 0 else { return .file }
@@ -152,14 +152,14 @@ public final class OutputFile {
     if type == S_IFLNK && FileName.withCString(path, { stat($0, &target) }) != 0 { target = info }
     let targetType = target.st_mode & S_IFMT
     switch targetType {
-    case S_IFDIR: throw .outputIsDirectory(path)
+    case S_IFDIR: throw .isDirectory(path)
     case S_IFCHR, S_IFIFO:
       if streams { return .stream }
-      throw .outputNotReplaceable(path: path, kind: Self.kindName(targetType))
+      throw .notReplaceable(path: path, kind: Self.kindName(targetType))
     default: break
     }
-    if type != S_IFREG { throw .outputNotReplaceable(path: path, kind: Self.kindName(type)) }
-    if !overwrite { throw .outputExists(path) }
+    if type != S_IFREG { throw .notReplaceable(path: path, kind: Self.kindName(type)) }
+    if !overwrite { throw .exists(path) }
     return .file
   }
 
@@ -177,19 +177,19 @@ public final class OutputFile {
     geteuid() == 0 || access("/proc/self/fd", X_OK) == 0
 
   /// Opens a character device or named pipe for writing, as it is (no truncation, no rename).
-  private static func openStream(_ path: String) throws(ExtractError) -> Int32 {
+  private static func openStream(_ path: String) throws(OutputFileError) -> Int32 {
     let fd = FileName.withCString(path) { open($0, O_WRONLY | O_NOCTTY | O_CLOEXEC) }
-    guard fd >= 0 else { throw .output(OutputError(code: errno, action: "opening \(path)")) }
+    guard fd >= 0 else { throw .write(OutputError(code: errno, action: "opening \(path)")) }
     var info = stat()
     let type = fstat(fd, &info) == 0 ? info.st_mode & S_IFMT : 0
     if type != S_IFCHR && type != S_IFIFO {
       // Replaced by something else since we looked: never write into a file in place.
       close(fd)
-      throw .outputExists(path)
+      throw .exists(path)
     }
     if isatty(fd) == 1 {
       close(fd)
-      throw .output(
+      throw .write(
         OutputError(code: EINVAL, action: "refusing to write WAV data to the terminal \(path)"))
     }
     return fd
@@ -208,16 +208,16 @@ public final class OutputFile {
 
   /// Gives the finished file its name (syncing it first unless told not to).
   ///
-  /// - Throws: `ExtractError.outputExists` when a file appeared meanwhile (without overwrite),
-  ///   `.outputNotReplaceable` when something other than a regular file did, `.output` for other
+  /// - Throws: `OutputFileError.exists` when a file appeared meanwhile (without overwrite),
+  ///   `.notReplaceable` when something other than a regular file did, `.write` for other
   ///   failures.
-  public func commit() throws(ExtractError) {
+  public func commit() throws(OutputFileError) {
     guard !finished else { return }
     switch kind {
     case .stream(let closes):
       finished = true
       if closes, close(fd) != 0 {
-        throw .output(OutputError(code: errno, action: "closing the output"))
+        throw .write(OutputError(code: errno, action: "closing the output"))
       }
     case .unnamed(let path, let directory, let overwrite):
       try syncFile(path)
@@ -229,14 +229,14 @@ public final class OutputFile {
         // linkat() refuses to replace an existing file: no window in which one is overwritten.
         if let error = link(fd, to: path) {
           throw error == EEXIST
-            ? .outputExists(path) : .output(OutputError(code: error, action: "creating \(path)"))
+            ? .exists(path) : .write(OutputError(code: error, action: "creating \(path)"))
         }
       }
       finished = true
       if close(fd) != 0 {
         let error = errno
         FileName.withCString(path) { _ = unlink($0) }
-        throw .output(OutputError(code: error, action: "closing \(path)"))
+        throw .write(OutputError(code: error, action: "closing \(path)"))
       }
       try syncDirectory(directory, of: path)
     case .named(let temporary, let path, let directory, let overwrite):
@@ -245,7 +245,7 @@ public final class OutputFile {
       guard close(fd) == 0 else {
         let error = errno
         removeTemporary(temporary)
-        throw .output(OutputError(code: error, action: "closing \(path)"))
+        throw .write(OutputError(code: error, action: "closing \(path)"))
       }
       if overwrite {
         try replace(path, with: temporary)
@@ -254,7 +254,7 @@ public final class OutputFile {
           let error = errno
           removeTemporary(temporary)
           throw error == EEXIST
-            ? .outputExists(path) : .output(OutputError(code: error, action: "creating \(path)"))
+            ? .exists(path) : .write(OutputError(code: error, action: "creating \(path)"))
         }
         removeTemporary(temporary)
       }
@@ -262,33 +262,33 @@ public final class OutputFile {
     }
   }
 
-  private func syncFile(_ path: String) throws(ExtractError) {
+  private func syncFile(_ path: String) throws(OutputFileError) {
     guard sync else { return }
-    if fsync(fd) != 0 { throw .output(OutputError(code: errno, action: "syncing \(path)")) }
+    if fsync(fd) != 0 { throw .write(OutputError(code: errno, action: "syncing \(path)")) }
   }
 
   /// Makes the new name durable: `fsync` on the directory that holds it.
-  private func syncDirectory(_ directory: String, of path: String) throws(ExtractError) {
+  private func syncDirectory(_ directory: String, of path: String) throws(OutputFileError) {
     guard sync else { return }
     let descriptor = FileName.withCString(directory.isEmpty ? "." : directory) {
       open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     }
     guard descriptor >= 0 else {
-      throw .output(OutputError(code: errno, action: "syncing the directory of \(path)"))
+      throw .write(OutputError(code: errno, action: "syncing the directory of \(path)"))
     }
     defer { close(descriptor) }
     // Some file systems cannot sync a directory (EINVAL): nothing more to do there.
     if fsync(descriptor) != 0 && errno != EINVAL {
-      throw .output(OutputError(code: errno, action: "syncing the directory of \(path)"))
+      throw .write(OutputError(code: errno, action: "syncing the directory of \(path)"))
     }
   }
 
   /// Renames `temporary` over `path` if `path` is (still) absent or a regular file.
-  private func replace(_ path: String, with temporary: String) throws(ExtractError) {
+  private func replace(_ path: String, with temporary: String) throws(OutputFileError) {
     var info = stat()
     if FileName.withCString(path, { lstat($0, &info) }) == 0 && info.st_mode & S_IFMT != S_IFREG {
       removeTemporary(temporary)
-      throw .outputNotReplaceable(path: path, kind: Self.kindName(info.st_mode & S_IFMT))
+      throw .notReplaceable(path: path, kind: Self.kindName(info.st_mode & S_IFMT))
     }
     let renamed = FileName.withCString(temporary) { from in
       FileName.withCString(path) { to in rename(from, to) }
@@ -296,14 +296,14 @@ public final class OutputFile {
     guard renamed == 0 else {
       let error = errno
       removeTemporary(temporary)
-      throw .output(OutputError(code: error, action: "renaming to \(path)"))
+      throw .write(OutputError(code: error, action: "renaming to \(path)"))
     }
     TemporaryFiles.unregister(temporary)
   }
 
   /// Links the unnamed file as `.NAME.XXXXXX.part` next to `path` and returns that name
   /// (registered for removal if the process is interrupted before the rename).
-  private func linkUnderTemporaryName(path: String, directory: String) throws(ExtractError)
+  private func linkUnderTemporaryName(path: String, directory: String) throws(OutputFileError)
     -> String
   {
     let name = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
@@ -315,10 +315,10 @@ public final class OutputFile {
       guard let error = link(fd, to: temporary) else { return temporary }
       TemporaryFiles.unregister(temporary)
       if error != EEXIST {
-        throw .output(OutputError(code: error, action: "creating \(path)"))
+        throw .write(OutputError(code: error, action: "creating \(path)"))
       }
     }
-    throw .output(OutputError(code: EEXIST, action: "creating \(path)"))
+    throw .write(OutputError(code: EEXIST, action: "creating \(path)"))
   }
 
   /// Gives the unnamed file a name: `linkat(fd, "", AT_EMPTY_PATH)`, which needs

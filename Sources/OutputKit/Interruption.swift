@@ -1,5 +1,3 @@
-import MediaCore
-import CFFmpeg
 import Synchronization
 
 /// A process-wide request to stop (SIGINT, SIGTERM): long loops poll it, and libavformat's blocking
