@@ -47,7 +47,11 @@ let package = Package(
     // What every output shares: the atomic output file (O_TMPFILE + linkat, fsync), its errors,
     // interruption, the monotonic clock and the EINTR seam. No FFmpeg.
     .target(name: "OutputKit", dependencies: ["MediaCore"]),
-    .target(name: "MediaProbe", dependencies: ["MediaCore", "OutputKit", "CFFmpeg"]),
+    // FFmpeg behind typed wrappers whose C pointers stay inside: the untrusted-input policy
+    // (InputOpener), the byte source, demuxing and the decode loop, container and bitstream
+    // facts, the audio decode driver and libswresample. The only module that imports CFFmpeg.
+    .target(name: "AV", dependencies: ["MediaCore", "OutputKit", "CFFmpeg"]),
+    .target(name: "MediaProbe", dependencies: ["MediaCore", "OutputKit", "AV", "CFFmpeg"]),
     // The platform database (one JSON file per platform, embedded in the binary) and the rule
     // engine that checks a probed file against it. Only the tools that report verdicts link it.
     .target(
@@ -76,7 +80,7 @@ let package = Package(
     // optimized in debug builds too: the tests measure minutes of EBU test signals in seconds.
     .target(
       name: "AudioExtract",
-      dependencies: ["MediaCore", "OutputKit", "MediaProbe", "CFFmpeg", "CEBUR128"],
+      dependencies: ["MediaCore", "OutputKit", "AV", "MediaProbe", "CFFmpeg", "CEBUR128"],
       swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
     // Joining clips on one exact timeline: the plan (timeline, render size, copy or encode), the
     // ffmpeg command that carries it out, and the check of the written file. No command-line

@@ -2,6 +2,7 @@ import CFFmpeg
 import CFFmpeg.Resample
 import MediaCore
 import OutputKit
+import AV
 import MediaProbe
 
 /// Decodes the audio of a media file and writes it as WAV with our own RIFF/RF64 writer:
@@ -37,7 +38,7 @@ public struct AudioExtractor: Sendable {
         source, path: path, to: destination, normalization: normalization, progress: progress)
     }
     let source = try AudioSource(
-      opening: source, probe: options.probeOptions, choice: options.stream, start: options.start,
+      opening: source, open: options.openOptions, choice: options.stream, start: options.start,
       duration: options.duration,
       target: SourceTarget(
         encoding: options.encoding, float: options.hasEffects, sampleRate: options.sampleRate,

@@ -1,5 +1,7 @@
 import CFFmpeg
 import MediaCore
+import AV
+import OutputKit
 import MediaProbe
 #if canImport(Glibc)
   import Glibc

@@ -1,15 +1,7 @@
 import MediaCore
+import AV
+import OutputKit
 import MediaProbe
-
-/// Which audio stream to decode.
-public enum StreamChoice: Sendable, Equatable {
-  /// The ffmpeg CLI's choice: a `default` stream first, then the most channels, then the first.
-  case automatic
-  /// The N-th audio stream, counting from 0 (as `ffmpeg -map 0:a:N`).
-  case audioIndex(Int)
-  /// The first audio stream tagged with this language (ISO 639-2, e.g. `eng`).
-  case language(String)
-}
 
 /// What to extract and how to convert it.
 public struct ExtractOptions: Sendable {
@@ -54,8 +46,8 @@ public struct ExtractOptions: Sendable {
   var hasEffects: Bool { gainDB != nil || fadeIn != nil || fadeOut != nil }
 
   /// How the input is opened: references, the format, the time limit, the byte cap.
-  var probeOptions: ProbeOptions {
-    ProbeOptions(
+  var openOptions: OpenOptions {
+    OpenOptions(
       allowReferences: allowReferences, timeout: timeout, maxBytes: maxBytes,
       inputFormat: inputFormat)
   }

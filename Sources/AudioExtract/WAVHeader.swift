@@ -1,3 +1,4 @@
+import AV
 /// Builds RIFF/WAVE and RF64 headers byte by byte, following FFmpeg 5.1's `wavenc.c` and
 /// `ff_put_wav_header`, so our files equal `ffmpeg -fflags +bitexact` output where the rules
 /// coincide.

@@ -1,6 +1,7 @@
 import CFFmpeg
 import MediaCore
 import OutputKit
+import AV
 import MediaProbe
 
 /// Where the samples of an extraction or a mix go: the RIFF/RF64 header and data of one output,

@@ -1,3 +1,4 @@
+import AV
 import OutputKit
 #if canImport(Glibc)
   import Glibc

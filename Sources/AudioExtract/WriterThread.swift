@@ -1,3 +1,4 @@
+import AV
 import OutputKit
 import Dispatch
 import Synchronization

@@ -1,4 +1,5 @@
 import MediaCore
+import AV
 import MediaProbe
 
 /// A fact about a file that rules test: text, a number, a flag, or a display size.

@@ -1,4 +1,5 @@
 import MediaCore
+import AV
 import MediaProbe
 
 /// An ffmpeg command that should make a file pass on a platform: copy what already plays, remux

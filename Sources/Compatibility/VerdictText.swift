@@ -1,4 +1,5 @@
 import MediaCore
+import AV
 import MediaProbe
 
 /// Human-readable verdicts and platform explanations (the tool's text output).

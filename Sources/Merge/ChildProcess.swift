@@ -1,6 +1,7 @@
 import OutputKit
 import CSpawn
 import MediaCore
+import AV
 import MediaProbe
 import Synchronization
 

@@ -1,4 +1,5 @@
 import MediaCore
+import AV
 import MediaProbe
 
 #if canImport(Glibc)
@@ -91,7 +92,8 @@ public struct ClipProber: Sendable {
       throw .input(path: path, error)
     }
     var clip = ProbedClip(path: path, absolutePath: Self.absolute(path), info: info)
-    if let video = clip.videoStream, let input = try? Prober.open(.file(path), options: options),
+    if let video = clip.videoStream,
+      let input = try? InputOpener.open(.file(path), options: options.opening),
       video.index < input.streamCount
     {
       let view = input.view(video.index)

@@ -1,5 +1,6 @@
 import OutputKit
 import MediaCore
+import AV
 import MediaProbe
 
 /// Why a merge could not be planned, run or delivered. Each case has a stable `code` for scripts.

@@ -1,6 +1,7 @@
 import OutputKit
 import Compatibility
 import MediaCore
+import AV
 import MediaProbe
 
 #if canImport(Glibc)
@@ -135,7 +136,8 @@ public struct MergeExecutor: Sendable {
       if case .timeout = error { throw .timeout(seconds: timeout ?? 0) }
       throw .outputMismatch(path: plan.output, problems: ["it cannot be probed: \(error.message)"])
     }
-    let chapters = (try? Prober.open(.file(stagedPath), options: options))?.chapters ?? []
+    let chapters =
+      (try? InputOpener.open(.file(stagedPath), options: options.opening))?.chapters ?? []
     let platform = plan.platform.flatMap { id in PlatformDatabase.all.first { $0.id == id } }
     let problems =
       OutputCheck.problems(info, against: plan, platform: platform)

@@ -1,4 +1,5 @@
 import MediaCore
+import AV
 import MediaProbe
 
 /// Everything `mediamerge` decided before running ffmpeg: the timeline, the render size, how

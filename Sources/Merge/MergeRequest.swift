@@ -1,5 +1,6 @@
 import Compatibility
 import MediaCore
+import AV
 import MediaProbe
 
 /// What the user asked for.

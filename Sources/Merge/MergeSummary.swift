@@ -1,4 +1,5 @@
 import MediaCore
+import AV
 import MediaProbe
 
 /// The plan and the result in words, for standard error.

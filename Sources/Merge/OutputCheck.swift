@@ -1,5 +1,6 @@
 import Compatibility
 import MediaCore
+import AV
 import MediaProbe
 
 /// Compares the probe of a written file (scanned and decoded, `--scan --verify`) with its plan.

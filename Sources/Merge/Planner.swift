@@ -1,5 +1,6 @@
 import Compatibility
 import MediaCore
+import AV
 import MediaProbe
 
 /// Makes the plan of a merge from probed clips: pure (no I/O), so it is tested without files.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import MediaCore
 import OutputKit
+import AV
 import MediaProbe
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import MediaCore
+import AV
 import MediaProbe
 import Synchronization
 

@@ -1,5 +1,6 @@
 import MediaCore
 import OutputKit
+import AV
 import MediaProbe
 import Synchronization
 

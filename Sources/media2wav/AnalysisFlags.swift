@@ -1,6 +1,8 @@
 import ArgumentParser
 import AudioExtract
 import MediaCore
+import AV
+import OutputKit
 import MediaProbe
 import ToolSupport
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import AudioExtract
 import MediaCore
 import OutputKit
+import AV
 import MediaProbe
 import ToolSupport
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Compatibility
 import MediaCore
 import OutputKit
+import AV
 import MediaProbe
 import Merge
 import Synchronization

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Compatibility
 import MediaCore
+import AV
 import MediaProbe
 import Synchronization
 import ToolSupport

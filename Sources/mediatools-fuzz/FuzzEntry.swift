@@ -1,5 +1,7 @@
 import AudioExtract
 import MediaCore
+import AV
+import OutputKit
 import MediaProbe
 
 #if canImport(Glibc)

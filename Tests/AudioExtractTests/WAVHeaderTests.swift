@@ -1,3 +1,5 @@
+import AV
+import OutputKit
 import Testing
 
 @testable import AudioExtract

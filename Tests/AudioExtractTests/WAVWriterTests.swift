@@ -1,3 +1,4 @@
+import AV
 import Foundation
 import Testing
 

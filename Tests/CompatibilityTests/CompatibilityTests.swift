@@ -2,6 +2,7 @@ import Testing
 
 @testable import Compatibility
 @testable import MediaCore
+import AV
 @testable import MediaProbe
 
 /// The platform database and the rule engine's semantics.

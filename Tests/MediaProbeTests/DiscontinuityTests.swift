@@ -1,6 +1,7 @@
 import Testing
 
 @testable import MediaCore
+import AV
 @testable import MediaProbe
 
 /// `TimestampScan.removeDiscontinuities`: a jump in a stream's timestamps that the file's packets

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import MediaCore
+import AV
 @testable import MediaProbe
 
 /// The 8 matrices of reference/probe.md: (a, b, c, d) → UIImageOrientation, clockwise rotation,

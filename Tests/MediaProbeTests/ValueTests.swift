@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import MediaCore
+import AV
 @testable import MediaProbe
 
 @Suite struct RationalTests {

@@ -1,5 +1,6 @@
 import Foundation
 import MediaCore
+import AV
 import MediaProbe
 import Testing
 

@@ -2,6 +2,7 @@ import AudioExtract
 import Compatibility
 import Foundation
 import MediaCore
+import AV
 import MediaProbe
 import Merge
 import Testing

@@ -1,6 +1,7 @@
 import Compatibility
 import Foundation
 import MediaCore
+import AV
 import MediaProbe
 import Testing
 

@@ -1,3 +1,4 @@
+import AV
 /// What an analysis measures besides loudness: where silence starts and how long it must last.
 public struct AnalysisOptions: Sendable, Equatable {
   /// A sample frame is silent when every channel's magnitude is below this level, in dBFS (as

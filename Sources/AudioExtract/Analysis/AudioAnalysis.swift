@@ -1,4 +1,6 @@
 import MediaCore
+import AV
+import OutputKit
 import MediaProbe
 
 /// The measurements of one audio stream: loudness per EBU R128 / ITU-R BS.1770-4 (libebur128),

@@ -1,3 +1,4 @@
+import AV
 #if canImport(Glibc)
   import Glibc
 #else

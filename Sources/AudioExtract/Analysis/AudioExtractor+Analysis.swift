@@ -1,5 +1,6 @@
 import MediaCore
 import OutputKit
+import AV
 import MediaProbe
 
 #if canImport(Glibc)
@@ -22,7 +23,7 @@ extension AudioExtractor {
     progress: ((ExtractionProgress) -> Void)? = nil
   ) throws(ExtractError) -> AnalysisReport {
     let source = try AudioSource(
-      opening: source, probe: options.probeOptions, choice: options.stream, start: options.start,
+      opening: source, open: options.openOptions, choice: options.stream, start: options.start,
       duration: options.duration,
       target: SourceTarget(
         encoding: .f32, float: true, sampleRate: options.sampleRate, channels: options.channels),

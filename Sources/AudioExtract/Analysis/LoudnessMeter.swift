@@ -1,3 +1,5 @@
+import AV
+import OutputKit
 import CEBUR128
 import Synchronization
 

@@ -1,5 +1,7 @@
 import CFFmpeg
 import MediaCore
+import AV
+import OutputKit
 import MediaProbe
 
 #if canImport(Glibc)
@@ -70,7 +72,7 @@ final class Lane {
     do throws(ExtractError) {
       let opened = try AudioSource(
         opening: input.path == "-" ? .standardInput : .file(input.path),
-        probe: ProbeOptions(allowReferences: allowReferences, inputFormat: inputFormat),
+        open: OpenOptions(allowReferences: allowReferences, inputFormat: inputFormat),
         choice: input.stream,
         start: input.start, duration: input.duration, target: target)
       opened.continuesAfterEnd = input.loop

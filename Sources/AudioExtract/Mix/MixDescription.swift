@@ -1,3 +1,4 @@
+import AV
 /// A mix: several audio sources summed into one output with AVFoundation's semantics
 /// (AVMutableComposition + AVMutableAudioMix): each input placed on the output timeline, trimmed,
 /// looped, with its own volume envelope; the sum is what the volumes say (no normalisation).

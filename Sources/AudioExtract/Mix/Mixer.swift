@@ -1,6 +1,7 @@
 import CFFmpeg
 import MediaCore
 import OutputKit
+import AV
 import MediaProbe
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import AV
 import MediaCore
 /// Accumulates one stream's presented packets during a scan, in constant memory: their count,
 /// the span they cover and the deltas between consecutive presentation timestamps.

@@ -1,3 +1,4 @@
+import AV
 import MediaCore
 import OutputKit
 import CFFmpeg
@@ -24,6 +25,13 @@ public struct ProbeOptions: Sendable {
   /// With `verify`: called now and then, on the probing thread, with the media time decoded so
   /// far and the file's duration when known (seconds), for a progress bar.
   public var progress: (@Sendable (_ done: Double, _ total: Double?) -> Void)? = nil
+
+  /// What opening an input needs of these options.
+  public var opening: OpenOptions {
+    OpenOptions(
+      allowReferences: allowReferences, timeout: timeout, maxBytes: maxBytes,
+      inputFormat: inputFormat)
+  }
 
   /// Options; the defaults read only the headers, refuse references and set no limits.
   public init(
@@ -70,7 +78,7 @@ public struct Prober: Sendable {
   ///   - path: the path to report (as the user gave it).
   /// - Throws: `ProbeError` with a stable code.
   public func probe(_ source: InputSource, path: String) throws(ProbeError) -> MediaInfo {
-    let input = try Self.open(source, options: options)
+    let input = try InputOpener.open(source, options: options.opening)
     var warnings: Set<ProbeWarning> = []
 
     var layout: BoxLayout?
@@ -151,98 +159,6 @@ public struct Prober: Sendable {
       sizeBytes: input.source.fileSize.flatMap { source == .standardInput ? nil : $0 },
       bytesRead: input.source.transferred, container: container, duration: duration,
       streams: streams, scanned: options.scan, warnings: warnings.sorted(), integrity: integrity)
-  }
-
-  // MARK: - Opening untrusted inputs
-
-  /// Opens an untrusted input the one way every tool does: opens the path once (devices,
-  /// sockets and directories refused), probes the format on our own I/O context, refuses
-  /// referencing demuxers unless allowed, reads stream information.
-  ///
-  /// - Throws: `ProbeError` with a stable code.
-  package static func open(_ source: InputSource, options: ProbeOptions) throws(ProbeError)
-    -> InputFile
-  {
-    let bytes: ByteSource
-    switch source {
-    case .file(let path):
-      do {
-        bytes = try ByteSource(path: path, timeout: options.timeout, maxBytes: options.maxBytes)
-      } catch {
-        throw probeError(for: error, timeout: options.timeout)
-      }
-    case .standardInput:
-      bytes = ByteSource(standardInputTimeout: options.timeout, maxBytes: options.maxBytes)
-    case .url(let url):
-      do {
-        bytes = try ByteSource(url: url, timeout: options.timeout, maxBytes: options.maxBytes)
-      } catch {
-        throw probeError(for: error, timeout: options.timeout)
-      }
-    }
-    let input: InputFile
-    do {
-      input = try InputFile.open(
-        source: bytes, name: source.name, allowReferences: options.allowReferences,
-        format: options.inputFormat)
-    } catch {
-      throw probeError(for: error, source: bytes, timeout: options.timeout)
-    }
-    if input.formatName == "tty" { throw .unrecognizedFormat }  // any text file probes as ANSI art
-    // A read that stopped at the deadline looks like the end of the file to libavformat.
-    if bytes.timedOut || bytes.isExpired {
-      throw .timeout(seconds: options.timeout ?? ByteSource.fifoFirstBytesWait)
-    }
-    return input
-  }
-
-  private static func probeError(for error: ByteSource.OpenError, timeout: Double?) -> ProbeError {
-    switch error {
-    case .notFound: .notFound
-    case .permissionDenied: .permissionDenied
-    case .notAFile(let kind): .notAFile(kind: kind)
-    case .empty: .empty
-    case .timedOut: .timeout(seconds: timeout ?? ByteSource.fifoFirstBytesWait)
-    case .interrupted: .readError(detail: "interrupted")
-    case .io(let detail): .readError(detail: detail)
-    }
-  }
-
-  private static func probeError(
-    for failure: OpenFailure, source: ByteSource, timeout: Double?
-  ) -> ProbeError {
-    if source.timedOut || source.isExpired {
-      return .timeout(seconds: timeout ?? ByteSource.fifoFirstBytesWait)
-    }
-    switch failure {
-    case .unrecognized:
-      return source.bytesRead == 0 && source.kind == .stream ? .empty : .unrecognizedFormat
-    case .refused(let demuxer): return .refusedReference(demuxer: demuxer)
-    case .unknownFormat(let name):
-      return .unsupportedFormat(detail: "FFmpeg has no demuxer named \(name.debugDescription)")
-    case .io(let error):
-      if error.code == mt_averror(EACCES) { return .permissionDenied }
-      if error.code == mt_averror(ENOENT) { return .notFound }
-      return .readError(detail: error.message)
-    case .unreadable(let demuxer, let error):
-      if demuxer.hasPrefix("mov,"), let image = HEIFImage.read(source) {
-        // A still image, not an interrupted recording: FFmpeg 5.1 reads no HEIF (only an AVIF
-        // file's primary item).
-        return .unsupportedFormat(
-          detail: "\(image.summary): FFmpeg 5.1 cannot read \(image.formatName) images")
-      }
-      if demuxer.hasPrefix("mov,"), let layout = BoxLayout.read(source) {
-        if let box = layout.boxPastEndDescription {
-          return .truncated(detail: "\(box) extends past the end of the file")
-        }
-        if !layout.hasMovie {
-          return .truncated(
-            detail: "no moov box: the index was never written (an interrupted recording?)")
-        }
-      }
-      if error.isEndOfFile { return .truncated(detail: "unexpected end of file") }
-      return .corrupt(demuxer: demuxer, detail: error.message)
-    }
   }
 
   /// The display transform of an input that is one still picture: a file a single-image demuxer
@@ -947,23 +863,4 @@ extension MediaStream {
     if let nominal, (slowest...fastest).contains(nominal.value) { return nominal }
     return measured
   }
-}
-
-// MARK: - Metadata helpers
-
-/// One value of an FFmpeg metadata dictionary.
-func metadataValue(_ dictionary: OpaquePointer?, _ key: String) -> String? {
-  guard let entry = av_dict_get(dictionary, key, nil, 0) else { return nil }
-  return String(cString: entry.pointee.value)
-}
-
-/// A whole FFmpeg metadata dictionary.
-func metadataDictionary(_ dictionary: OpaquePointer?) -> [String: String] {
-  var result: [String: String] = [:]
-  var entry: UnsafeMutablePointer<AVDictionaryEntry>? = nil
-  while let next = av_dict_get(dictionary, "", entry, AV_DICT_IGNORE_SUFFIX) {
-    result[String(cString: next.pointee.key)] = String(cString: next.pointee.value)
-    entry = next
-  }
-  return result
 }

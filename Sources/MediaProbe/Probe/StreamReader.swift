@@ -1,3 +1,4 @@
+import AV
 import MediaCore
 import CFFmpeg
 
@@ -36,7 +37,7 @@ struct StreamReader {
         longName: avcodec_descriptor_get(parameters.codec_id)?.pointee.long_name.map {
           String(cString: $0)
         },
-        tag: Self.fourCC(parameters.codec_tag),
+        tag: fourCC(parameters.codec_tag),
         profile: Self.profileName(parameters.codec_id, parameters.profile),
         level: CodecLevel.name(codec: codecName, level: Int(parameters.level))),
       bitRate: parameters.bit_rate > 0 ? parameters.bit_rate : nil,
@@ -288,14 +289,6 @@ struct StreamReader {
   static func profileName(_ codec: AVCodecID, _ profile: Int32) -> String? {
     if let name = avcodec_profile_name(codec, profile) { return String(cString: name) }
     return profile >= 0 ? String(profile) : nil  // FF_PROFILE_UNKNOWN is -99
-  }
-
-  /// The codec tag as four printable characters (`avc1`), or nil when there is none.
-  static func fourCC(_ tag: UInt32) -> String? {
-    guard tag != 0 else { return nil }
-    let bytes = (0..<4).map { UInt8(truncatingIfNeeded: tag >> ($0 * 8)) }
-    guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
-    return String(decoding: bytes, as: UTF8.self)
   }
 
   /// Every disposition flag FFmpeg knows, by its `av_disposition_to_string` name.

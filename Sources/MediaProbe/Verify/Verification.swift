@@ -1,3 +1,4 @@
+import AV
 import MediaCore
 import CFFmpeg
 

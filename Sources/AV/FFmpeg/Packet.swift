@@ -1,0 +1,64 @@
+import OutputKit
+import MediaCore
+import CFFmpeg
+
+/// An owned `AVPacket`, freed with `av_packet_free`. Reused across reads; `unref` between them.
+package final class Packet {
+  package let pointer: UnsafeMutablePointer<AVPacket>
+
+  package init() {
+    guard let packet = av_packet_alloc() else { fatalError("av_packet_alloc: out of memory") }
+    pointer = packet
+  }
+
+  deinit {
+    var packet: UnsafeMutablePointer<AVPacket>? = pointer
+    av_packet_free(&packet)
+  }
+
+  /// Drops the packet's data so the packet can be read into again.
+  package func unref() { av_packet_unref(pointer) }
+
+  /// The index of the stream the packet belongs to.
+  package var streamIndex: Int { Int(pointer.pointee.stream_index) }
+  /// Presentation time in the stream's time base, or nil when the container has none.
+  package var pts: Int64? { pointer.pointee.pts == mt_nopts_value ? nil : pointer.pointee.pts }
+  /// Decoding time in the stream's time base, or nil when the container has none.
+  package var dts: Int64? { pointer.pointee.dts == mt_nopts_value ? nil : pointer.pointee.dts }
+  /// The packet's payload (valid until `unref`).
+  package var bytes: UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(start: pointer.pointee.data, count: Int(pointer.pointee.size))
+  }
+  /// The packet carries skip samples side data (`AV_PKT_DATA_SKIP_SAMPLES`), even zeros.
+  package var hasSkipSamples: Bool {
+    var size = 0
+    return av_packet_get_side_data(pointer, AV_PKT_DATA_SKIP_SAMPLES, &size) != nil
+  }
+  /// The packet holds no data (Ogg's end-of-stream packet).
+  package var isEmpty: Bool { pointer.pointee.size == 0 }
+  /// Duration in the stream's time base (0 when unknown).
+  package var duration: Int64 { pointer.pointee.duration }
+  /// The demuxer marks the packet as not presented (outside an MP4 edit list): decoders still
+  /// decode it, for the frames that follow, but drop what it yields.
+  package var isDiscarded: Bool { pointer.pointee.flags & AV_PKT_FLAG_DISCARD != 0 }
+  /// The packet is marked corrupt by the demuxer.
+  package var isCorrupt: Bool { pointer.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 }
+}
+
+/// An owned `AVFrame`, freed with `av_frame_free`.
+package final class Frame {
+  package let pointer: UnsafeMutablePointer<AVFrame>
+
+  package init() {
+    guard let frame = av_frame_alloc() else { fatalError("av_frame_alloc: out of memory") }
+    pointer = frame
+  }
+
+  deinit {
+    var frame: UnsafeMutablePointer<AVFrame>? = pointer
+    av_frame_free(&frame)
+  }
+
+  /// Drops the frame's buffers so it can be decoded into again.
+  package func unref() { av_frame_unref(pointer) }
+}
