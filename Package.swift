@@ -51,11 +51,11 @@ let package = Package(
     // (InputOpener), the byte source, demuxing and the decode loop, container and bitstream
     // facts, the audio decode driver and libswresample. The only module that imports CFFmpeg.
     .target(name: "AV", dependencies: ["MediaCore", "OutputKit", "CFFmpeg"]),
-    .target(name: "MediaProbe", dependencies: ["MediaCore", "OutputKit", "AV", "CFFmpeg"]),
+    .target(name: "MediaProbe", dependencies: ["MediaCore", "OutputKit", "AV"]),
     // The platform database (one JSON file per platform, embedded in the binary) and the rule
     // engine that checks a probed file against it. Only the tools that report verdicts link it.
     .target(
-      name: "Compatibility", dependencies: ["MediaCore", "MediaProbe"],
+      name: "Compatibility", dependencies: ["MediaCore"],
       resources: [
         .embedInCode("Platforms/android-14.json"),
         .embedInCode("Platforms/android-2.3.3.json"),
@@ -80,7 +80,7 @@ let package = Package(
     // optimized in debug builds too: the tests measure minutes of EBU test signals in seconds.
     .target(
       name: "AudioExtract",
-      dependencies: ["MediaCore", "OutputKit", "AV", "MediaProbe", "CFFmpeg", "CEBUR128"],
+      dependencies: ["MediaCore", "OutputKit", "AV", "CEBUR128"],
       swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
     // Joining clips on one exact timeline: the plan (timeline, render size, copy or encode), the
     // ffmpeg command that carries it out, and the check of the written file. No command-line
@@ -96,7 +96,7 @@ let package = Package(
     .target(
       name: "ToolSupport",
       dependencies: [
-        "MediaCore", "OutputKit", "MediaProbe", "CFFmpeg",
+        "MediaCore", "OutputKit", "AV", "MediaProbe",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

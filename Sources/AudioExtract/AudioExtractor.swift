@@ -1,9 +1,6 @@
-import CFFmpeg
-import CFFmpeg.Resample
 import MediaCore
 import OutputKit
 import AV
-import MediaProbe
 
 /// Decodes the audio of a media file and writes it as WAV with our own RIFF/RF64 writer:
 /// libavformat demux → libavcodec decode → libswresample convert → WAV, one packet, one frame and

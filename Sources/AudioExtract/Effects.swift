@@ -1,8 +1,6 @@
-import CFFmpeg
 import MediaCore
 import AV
 import OutputKit
-import MediaProbe
 #if canImport(Glibc)
   import Glibc
 #else

@@ -1,7 +1,6 @@
 import MediaCore
 import AV
 import OutputKit
-import MediaProbe
 
 /// What to extract and how to convert it.
 public struct ExtractOptions: Sendable {

@@ -1,8 +1,6 @@
-import CFFmpeg
 import MediaCore
 import OutputKit
 import AV
-import MediaProbe
 
 /// Where the samples of an extraction or a mix go: the RIFF/RF64 header and data of one output,
 /// written on a second thread in buffers of about 128 KiB. Conversions write straight into the

@@ -1,6 +1,4 @@
 import MediaCore
-import AV
-import MediaProbe
 
 /// A fact about a file that rules test: text, a number, a flag, or a display size.
 public enum Fact: Sendable, Equatable, CustomStringConvertible {

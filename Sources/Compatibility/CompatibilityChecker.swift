@@ -1,6 +1,4 @@
 import MediaCore
-import AV
-import MediaProbe
 
 /// The verdict for a platform.
 public enum Verdict: String, Codable, Sendable, Comparable {

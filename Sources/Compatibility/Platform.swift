@@ -1,6 +1,4 @@
 import MediaCore
-import AV
-import MediaProbe
 
 extension String {
   fileprivate func trimmingCharacters(where drop: (Character) -> Bool) -> String {

@@ -1,6 +1,4 @@
 import MediaCore
-import AV
-import MediaProbe
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials

@@ -1,6 +1,4 @@
 import MediaCore
-import AV
-import MediaProbe
 
 /// An ffmpeg command that should make a file pass on a platform: copy what already plays, remux
 /// or retag where that is enough, re-encode only the streams that need it.

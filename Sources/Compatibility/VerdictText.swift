@@ -1,6 +1,4 @@
 import MediaCore
-import AV
-import MediaProbe
 
 /// Human-readable verdicts and platform explanations (the tool's text output).
 public enum VerdictText {

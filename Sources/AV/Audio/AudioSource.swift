@@ -113,7 +113,7 @@ package final class AudioSource {
     self.timeout = timeout
     self.stream = input.view(streamIndex)
     self.target = target
-    timeBase = stream.timeBase
+    timeBase = stream.avTimeBase
     startMicroseconds = start.map { Int64(($0 * 1e6).rounded()) }
     durationMicroseconds = duration.map { Int64(($0 * 1e6).rounded()) }
 

@@ -38,7 +38,7 @@ public enum PCMEncoding: String, Sendable, CaseIterable, Codable {
   package var formatTag: UInt16 { isFloat ? 3 : 1 }
 
   /// The interleaved sample format libswresample converts to (s24 goes through s32).
-  package var converterFormat: AVSampleFormat {
+  var converterFormat: AVSampleFormat {
     switch self {
     case .u8: AV_SAMPLE_FMT_U8
     case .s16: AV_SAMPLE_FMT_S16
@@ -54,7 +54,7 @@ public enum PCMEncoding: String, Sendable, CaseIterable, Codable {
   /// - Parameters:
   ///   - sampleFormat: the decoder's sample format.
   ///   - bitsPerRawSample: the stream's `bits_per_raw_sample` (0 when unknown).
-  package static func keeping(_ sampleFormat: AVSampleFormat, bitsPerRawSample: Int32)
+  static func keeping(_ sampleFormat: AVSampleFormat, bitsPerRawSample: Int32)
     -> PCMEncoding
   {
     switch av_get_packed_sample_fmt(sampleFormat) {

@@ -11,7 +11,7 @@ package struct ChannelLayout: Equatable, Sendable {
 
   /// The layout of decoded audio; an unspecified or custom order becomes the default layout for
   /// that many channels (the ffmpeg CLI's `guess_layout_max`).
-  package init(_ layout: AVChannelLayout) {
+  init(_ layout: AVChannelLayout) {
     if layout.order == AV_CHANNEL_ORDER_NATIVE {
       self.init(channels: layout.nb_channels, mask: layout.u.mask)
     } else {
@@ -32,7 +32,7 @@ package struct ChannelLayout: Equatable, Sendable {
   }
 
   /// The layout as FFmpeg's struct (native order; unspecified order when the mask is unknown).
-  package var ffmpeg: AVChannelLayout {
+  var ffmpeg: AVChannelLayout {
     var layout = AVChannelLayout()
     if mask == 0 || av_channel_layout_from_mask(&layout, mask) < 0 {
       layout.order = AV_CHANNEL_ORDER_UNSPEC
@@ -44,17 +44,17 @@ package struct ChannelLayout: Equatable, Sendable {
 
 /// The format of decoded frames: what a resampler is built for.
 package struct FrameFormat: Equatable {
-  package var sampleFormat: AVSampleFormat
+  var sampleFormat: AVSampleFormat
   package var sampleRate: Int32
   package var layout: ChannelLayout
 
-  package init(_ frame: UnsafePointer<AVFrame>) {
+  init(_ frame: UnsafePointer<AVFrame>) {
     sampleFormat = AVSampleFormat(rawValue: frame.pointee.format)
     sampleRate = frame.pointee.sample_rate
     layout = ChannelLayout(frame.pointee.ch_layout)
   }
 
-  package init(sampleFormat: AVSampleFormat, sampleRate: Int32, layout: ChannelLayout) {
+  init(sampleFormat: AVSampleFormat, sampleRate: Int32, layout: ChannelLayout) {
     self.sampleFormat = sampleFormat
     self.sampleRate = sampleRate
     self.layout = layout

@@ -35,7 +35,7 @@ package enum UncompressedPCM {
   }
 
   /// The codec a `pcmC` box states for an entry, nil when it states none that exists.
-  package static func codec(entry: String, _ pcm: BoxLayout.PCMConfiguration) -> AVCodecID? {
+  static func codec(entry: String, _ pcm: BoxLayout.PCMConfiguration) -> AVCodecID? {
     let little = pcm.littleEndian
     switch (entry, pcm.bits) {
     case ("ipcm", 16): return little ? AV_CODEC_ID_PCM_S16LE : AV_CODEC_ID_PCM_S16BE

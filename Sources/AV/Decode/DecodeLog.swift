@@ -28,6 +28,8 @@ package final class DecodeLog: Sendable {
     package var level: Int32
     /// The message, without FFmpeg's "[h264 @ 0x...]" prefix or the newline.
     package var text: String
+    /// An error or worse (`AV_LOG_ERROR`), not a warning or a note.
+    package var isError: Bool { level <= AV_LOG_ERROR }
   }
 
   private struct State: ~Copyable {

@@ -58,7 +58,7 @@ package final class StreamVerifier {
   {
     index = stream.index
     isAudio = stream.isAudio
-    timeBase = stream.timeBase
+    timeBase = stream.avTimeBase
     rational = Rational(Int64(timeBase.num), Int64(timeBase.den)) ?? Rational(1, 1)!
     // CRC checks where the codec has them (FLAC frames): damage that would otherwise decode
     // silently. They only add messages; the decoded output stays the same.

@@ -407,7 +407,7 @@ package final class ByteSource {
   /// A custom `AVIOContext` reading this source (seekable for a regular file). The context holds
   /// an unretained reference: keep `self` alive as long as it is used, and free it with
   /// `freeIOContext`.
-  package func makeIOContext() -> UnsafeMutablePointer<AVIOContext>? {
+  func makeIOContext() -> UnsafeMutablePointer<AVIOContext>? {
     let bufferSize: Int32 = 1 << 16
     guard let buffer = av_malloc(Int(bufferSize))?.assumingMemoryBound(to: UInt8.self) else {
       return nil
@@ -437,7 +437,7 @@ package final class ByteSource {
   }
 
   /// Frees a context made by `makeIOContext` (and its current buffer).
-  package static func freeIOContext(_ context: inout UnsafeMutablePointer<AVIOContext>?) {
+  static func freeIOContext(_ context: inout UnsafeMutablePointer<AVIOContext>?) {
     guard let owned = context else { return }
     withUnsafeMutablePointer(to: &owned.pointee.buffer) { av_freep($0) }
     avio_context_free(&context)
@@ -445,7 +445,7 @@ package final class ByteSource {
 
   /// The callback libavformat polls during blocking work on this input: stop when interrupted
   /// or past the deadline.
-  package var interruptCallback: AVIOInterruptCB {
+  var interruptCallback: AVIOInterruptCB {
     AVIOInterruptCB(
       callback: { opaque in
         guard let opaque else { return Interruption.isRequested ? 1 : 0 }

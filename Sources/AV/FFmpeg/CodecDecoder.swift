@@ -4,7 +4,7 @@ import CFFmpeg
 
 /// An owned, opened decoder (`AVCodecContext`) for one stream, freed with `avcodec_free_context`.
 package final class CodecDecoder {
-  package let pointer: UnsafeMutablePointer<AVCodecContext>
+  let pointer: UnsafeMutablePointer<AVCodecContext>
 
   /// Opens the default decoder for a stream's codec parameters.
   ///
@@ -35,6 +35,11 @@ package final class CodecDecoder {
     var context: UnsafeMutablePointer<AVCodecContext>? = pointer
     avcodec_free_context(&context)
   }
+
+  /// The coded width (macroblock-aligned) the decoder found, 0 before it knows.
+  package var codedWidth: Int { Int(pointer.pointee.coded_width) }
+  /// The coded height (macroblock-aligned) the decoder found, 0 before it knows.
+  package var codedHeight: Int { Int(pointer.pointee.coded_height) }
 
   /// Where FFmpeg's messages about the packet being decoded go (`DecodeLog.token`): set before
   /// each packet is sent, and copied by libavcodec into the frame thread that decodes it.

@@ -82,7 +82,7 @@ package struct FormatMismatch: Equatable, Sendable {
 /// first so a demuxer that would open other resources is refused before it reads its header.
 /// Nested opens (a playlist's entries, with `allowReferences`) may use the `file` protocol only.
 package final class InputFile {
-  package let pointer: UnsafeMutablePointer<AVFormatContext>
+  let pointer: UnsafeMutablePointer<AVFormatContext>
   /// The input's bytes (also read by the MP4 box walk, through the same descriptor).
   package let source: ByteSource
   /// Our custom I/O context: libavformat does not free it, we do.
@@ -240,7 +240,7 @@ package final class InputFile {
   /// Dolby Vision sample entries FFmpeg 5.1's mov demuxer leaves without a codec: `dav1` (AV1
   /// with a Dolby Vision configuration). `dvh1`/`dvhe` (HEVC) and `dva1`/`dvav` (H.264) it maps
   /// itself; they are listed so that a build that does not still reads them.
-  package static let dolbyVisionTags: [String: AVCodecID] = [
+  static let dolbyVisionTags: [String: AVCodecID] = [
     "dav1": AV_CODEC_ID_AV1, "dvh1": AV_CODEC_ID_HEVC, "dvhe": AV_CODEC_ID_HEVC,
     "dva1": AV_CODEC_ID_H264, "dvav": AV_CODEC_ID_H264,
   ]
@@ -309,11 +309,74 @@ package final class InputFile {
   /// The demuxer's short name (`mov,mp4,m4a,3gp,3g2,mj2`, `matroska,webm`, ...).
   package var formatName: String { String(cString: pointer.pointee.iformat.pointee.name) }
 
+  /// Where the demuxer's (and its parsers') log messages go (`DecodeLog.token`); nil: nowhere.
+  package var logToken: UnsafeMutableRawPointer? {
+    get { pointer.pointee.opaque }
+    set { pointer.pointee.opaque = newValue }
+  }
+
+  /// The file's start time in seconds (libavformat's `start_time`), nil when unknown.
+  package var startSeconds: Double? {
+    let start = pointer.pointee.start_time
+    return start == mt_nopts_value ? nil : Double(start) / Double(mt_time_base)
+  }
+
+  /// The container's duration in seconds (libavformat's `duration`), nil when unknown.
+  package var durationSeconds: Double? {
+    let duration = pointer.pointee.duration
+    return duration == mt_nopts_value || duration <= 0
+      ? nil : Double(duration) / Double(mt_time_base)
+  }
+
+  /// How libavformat found the file's duration.
+  package enum DurationEstimation: Sendable {
+    /// From the streams' timestamps.
+    case timestamps
+    /// From a stream's own duration.
+    case stream
+    /// From the bit rate and the file size (not exact).
+    case bitrate
+  }
+
+  /// How libavformat found `durationMicroseconds`.
+  package var durationEstimation: DurationEstimation {
+    switch pointer.pointee.duration_estimation_method {
+    case AVFMT_DURATION_FROM_BITRATE: .bitrate
+    case AVFMT_DURATION_FROM_STREAM: .stream
+    default: .timestamps
+    }
+  }
+
+  /// The file's duration in microseconds (`AVFormatContext.duration`), nil when unknown.
+  package var durationMicroseconds: Int64? {
+    let duration = pointer.pointee.duration
+    return duration == mt_nopts_value || duration <= 0 ? nil : duration
+  }
+
+  /// The demuxer's long name (`QuickTime / MOV`).
+  package var formatLongName: String? {
+    pointer.pointee.iformat.pointee.long_name.map { String(cString: $0) }
+  }
+
+  /// The container's bit rate, when known.
+  package var bitRate: Int64? { pointer.pointee.bit_rate > 0 ? pointer.pointee.bit_rate : nil }
+
+  /// A container metadata tag.
+  package func tag(_ key: String) -> String? { metadataValue(pointer.pointee.metadata, key) }
+
+  /// Every container metadata tag.
+  package var tags: [String: String] { metadataDictionary(pointer.pointee.metadata) }
+
+  /// libavformat estimated the durations from the bit rate and the file size (not exact).
+  package var durationFromBitrate: Bool {
+    pointer.pointee.duration_estimation_method == AVFMT_DURATION_FROM_BITRATE
+  }
+
   /// The number of streams.
   package var streamCount: Int { Int(pointer.pointee.nb_streams) }
 
   /// The stream at `index`, borrowed from this input (valid while `self` is alive).
-  package func stream(_ index: Int) -> UnsafeMutablePointer<AVStream> {
+  func stream(_ index: Int) -> UnsafeMutablePointer<AVStream> {
     pointer.pointee.streams[index]!
   }
 

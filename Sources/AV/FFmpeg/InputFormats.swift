@@ -55,7 +55,7 @@ public enum InputFormats {
   }
 
   /// The demuxer named `name`, as `av_find_input_format` finds it.
-  package static func find(_ name: String) -> UnsafePointer<AVInputFormat>? {
+  static func find(_ name: String) -> UnsafePointer<AVInputFormat>? {
     guard !name.isEmpty, !name.contains(",") else { return nil }
     return av_find_input_format(name)
   }

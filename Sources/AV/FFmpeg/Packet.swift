@@ -4,7 +4,7 @@ import CFFmpeg
 
 /// An owned `AVPacket`, freed with `av_packet_free`. Reused across reads; `unref` between them.
 package final class Packet {
-  package let pointer: UnsafeMutablePointer<AVPacket>
+  let pointer: UnsafeMutablePointer<AVPacket>
 
   package init() {
     guard let packet = av_packet_alloc() else { fatalError("av_packet_alloc: out of memory") }
@@ -41,13 +41,35 @@ package final class Packet {
   /// The demuxer marks the packet as not presented (outside an MP4 edit list): decoders still
   /// decode it, for the frames that follow, but drop what it yields.
   package var isDiscarded: Bool { pointer.pointee.flags & AV_PKT_FLAG_DISCARD != 0 }
+  /// The packet starts with a keyframe.
+  package var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+  /// The packet's skip samples side data (`AV_PKT_DATA_SKIP_SAMPLES`): samples not presented at
+  /// its start and at its end; nil when it has none.
+  package var skipSamples: (start: UInt32, end: UInt32)? {
+    var size = 0
+    guard let data = av_packet_get_side_data(pointer, AV_PKT_DATA_SKIP_SAMPLES, &size), size >= 8
+    else { return nil }
+    let raw = UnsafeRawPointer(data)
+    return (
+      UInt32(littleEndian: raw.loadUnaligned(as: UInt32.self)),
+      UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+    )
+  }
+  /// Makes this packet a new reference to `other`'s data and properties (`av_packet_ref`),
+  /// dropping what it held.
+  ///
+  /// - Returns: false when out of memory.
+  package func reference(_ other: Packet) -> Bool {
+    av_packet_unref(pointer)
+    return av_packet_ref(pointer, other.pointer) >= 0
+  }
   /// The packet is marked corrupt by the demuxer.
   package var isCorrupt: Bool { pointer.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 }
 }
 
 /// An owned `AVFrame`, freed with `av_frame_free`.
 package final class Frame {
-  package let pointer: UnsafeMutablePointer<AVFrame>
+  let pointer: UnsafeMutablePointer<AVFrame>
 
   package init() {
     guard let frame = av_frame_alloc() else { fatalError("av_frame_alloc: out of memory") }
@@ -58,6 +80,11 @@ package final class Frame {
     var frame: UnsafeMutablePointer<AVFrame>? = pointer
     av_frame_free(&frame)
   }
+
+  /// The picture is interlaced (two fields).
+  package var isInterlaced: Bool { pointer.pointee.interlaced_frame != 0 }
+  /// The picture's top field is displayed first.
+  package var isTopFieldFirst: Bool { pointer.pointee.top_field_first != 0 }
 
   /// Drops the frame's buffers so it can be decoded into again.
   package func unref() { av_frame_unref(pointer) }

@@ -10,11 +10,11 @@ package struct StreamView {
   /// The stream's index in the container.
   package let index: Int
 
-  private var stream: AVStream { input.stream(index).pointee }
-  private var parameters: AVCodecParameters { stream.codecpar.pointee }
+  var stream: AVStream { input.stream(index).pointee }
+  var parameters: AVCodecParameters { stream.codecpar.pointee }
 
   /// The kind of stream.
-  package var mediaType: AVMediaType { parameters.codec_type }
+  var mediaType: AVMediaType { parameters.codec_type }
   /// True for an audio stream.
   package var isAudio: Bool { mediaType == AVMEDIA_TYPE_AUDIO }
   /// True for a video stream that is not cover art.
@@ -24,7 +24,43 @@ package struct StreamView {
   /// FFmpeg's short codec name (`aac`, `h264`, ...).
   package var codecName: String { String(cString: avcodec_get_name(parameters.codec_id)) }
   /// Timestamps count in units of this many seconds.
-  package var timeBase: AVRational { stream.time_base }
+  var avTimeBase: AVRational { stream.time_base }
+  /// Timestamps count in units of this many seconds, as an exact rational.
+  package var timeBase: Rational {
+    Rational(Int64(stream.time_base.num), Int64(stream.time_base.den)) ?? Rational(1, 1)!
+  }
+  /// A video stream (cover art included).
+  package var isVideoType: Bool { mediaType == AVMEDIA_TYPE_VIDEO }
+  /// The picture's width in pixels (0 for other streams).
+  package var width: Int { Int(parameters.width) }
+  /// The picture's height in pixels (0 for other streams).
+  package var height: Int { Int(parameters.height) }
+  /// The audio sample rate (0 for other streams).
+  package var sampleRate: Int { Int(parameters.sample_rate) }
+  /// The time at which frames count as presented (`AVStream.start_time`) in seconds.
+  package var startSeconds: Double? { startTime.map { Double($0) * timeBase.value } }
+
+  /// One entry of the demuxer's index.
+  package struct IndexEntry {
+    /// The byte position of the sample in the file.
+    package var position: Int64
+    /// Its size in bytes.
+    package var size: Int64
+    /// Its decoding time, in the stream's time base.
+    package var timestamp: Int64
+  }
+
+  /// Calls `body` with each entry of the demuxer's index, in order.
+  package func forEachIndexEntry(_ body: (IndexEntry) -> Void) {
+    let pointer = input.stream(index)
+    for entry in 0..<avformat_index_get_entries_count(pointer) {
+      guard let item = avformat_index_get_entry(pointer, entry) else { continue }
+      body(
+        IndexEntry(
+          position: item.pointee.pos, size: Int64(item.pointee.size),
+          timestamp: item.pointee.timestamp))
+    }
+  }
   /// The stream's first timestamp, in its time base, when known.
   package var startTime: Int64? { stream.start_time == mt_nopts_value ? nil : stream.start_time }
   /// The stream's duration in its time base, when the container gives one.
@@ -58,7 +94,7 @@ package struct StreamView {
   package func tag(_ key: String) -> String? { metadataValue(stream.metadata, key) }
 
   /// Stops the demuxer from reading this stream's packets.
-  package func discard() { input.stream(index).pointee.discard = AVDISCARD_ALL }
+  func discard() { input.stream(index).pointee.discard = AVDISCARD_ALL }
 
   /// Opens the default decoder for this stream.
   ///

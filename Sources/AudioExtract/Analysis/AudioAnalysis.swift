@@ -1,7 +1,6 @@
 import MediaCore
 import AV
 import OutputKit
-import MediaProbe
 
 /// The measurements of one audio stream: loudness per EBU R128 / ITU-R BS.1770-4 (libebur128),
 /// peaks, per-channel RMS and DC offset, clipping and silence, and the exact sample count.

@@ -1,7 +1,6 @@
 import MediaCore
 import OutputKit
 import AV
-import MediaProbe
 
 #if canImport(Glibc)
   import Glibc

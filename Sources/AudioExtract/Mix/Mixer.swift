@@ -1,8 +1,6 @@
-import CFFmpeg
 import MediaCore
 import OutputKit
 import AV
-import MediaProbe
 
 #if canImport(Glibc)
   import Glibc

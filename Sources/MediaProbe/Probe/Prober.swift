@@ -1,7 +1,6 @@
 import AV
 import MediaCore
 import OutputKit
-import CFFmpeg
 
 /// How to probe.
 public struct ProbeOptions: Sendable {
@@ -131,16 +130,10 @@ public struct Prober: Sendable {
       throw .timeout(seconds: options.timeout ?? ByteSource.fifoFirstBytesWait)
     }
 
-    let context = input.pointer.pointee
     let container = Container(
-      formatName: input.formatName,
-      formatLongName: context.iformat.pointee.long_name.map { String(cString: $0) },
-      majorBrand: metadataValue(context.metadata, "major_brand"),
-      bitRate: context.bit_rate > 0 ? context.bit_rate : nil,
-      startTime: context.start_time == mt_nopts_value
-        ? nil : Double(context.start_time) / Double(mt_time_base),
-      fastStart: layout.map(\.movieBeforeData),
-      tags: metadataDictionary(context.metadata))
+      formatName: input.formatName, formatLongName: input.formatLongName,
+      majorBrand: input.tag("major_brand"), bitRate: input.bitRate,
+      startTime: input.startSeconds, fastStart: layout.map(\.movieBeforeData), tags: input.tags)
 
     let still = Self.stillImage(input, layout: layout)
     if let still {
@@ -169,10 +162,9 @@ public struct Prober: Sendable {
     // follows no pattern (img2dec.c: PT_NONE when the context has a pb).
     if InputFormats.isImagePipe(input.formatName) || input.formatName == "image2" {
       let orientation = JPEGOrientation.read(input.source)  // nil unless a JPEG with EXIF
-      let video = input.streams.first { $0.mediaType == AVMEDIA_TYPE_VIDEO }
-      let size = video.map { input.stream($0.index).pointee.codecpar.pointee }
+      let video = input.streams.first(where: \.isVideoType)
       return JPEGOrientation.transform(
-        orientation ?? 1, width: Int(size?.width ?? 0), height: Int(size?.height ?? 0))
+        orientation ?? 1, width: video?.width ?? 0, height: video?.height ?? 0)
     }
     if input.formatName.hasPrefix("mov,"), layout?.hasMovie != true,
       let image = HEIFImage.read(input.source)
@@ -208,22 +200,21 @@ public struct Prober: Sendable {
     var sawSamples = false
     var playableEnd: Double?
     var indexedEnd = 0.0
-    for index in 0..<input.streamCount {
-      let stream = input.stream(index)
-      let count = avformat_index_get_entries_count(stream)
-      guard count > 0 else { continue }
-      sawSamples = true
-      let timeBase = av_q2d(stream.pointee.time_base)
+    for stream in input.streams {
+      let timeBase = stream.timeBase.value
       // Entries are in decoding order; samples are usually laid out in order, but check each.
       var firstOutside: Int64?
       var last: Int64 = 0
-      for entry in 0..<count {
-        guard let item = avformat_index_get_entry(stream, entry) else { continue }
-        last = max(last, item.pointee.timestamp)
-        if firstOutside == nil, item.pointee.pos + Int64(item.pointee.size) > size {
-          firstOutside = item.pointee.timestamp
+      var entries = 0
+      stream.forEachIndexEntry { entry in
+        entries += 1
+        last = max(last, entry.timestamp)
+        if firstOutside == nil, entry.position + entry.size > size {
+          firstOutside = entry.timestamp
         }
       }
+      guard entries > 0 else { continue }
+      sawSamples = true
       let end = Double(last) * timeBase
       indexedEnd = max(indexedEnd, end)
       if let firstOutside {
@@ -284,11 +275,10 @@ public struct Prober: Sendable {
 
     /// What `decoder` says, and its first decoded `frame` if there is one.
     init(_ decoder: CodecDecoder, _ frame: Frame?) {
-      let context = decoder.pointer.pointee
-      codedWidth = Int(context.coded_width)
-      codedHeight = Int(context.coded_height)
-      interlaced = frame.map { $0.pointer.pointee.interlaced_frame != 0 }
-      topFieldFirst = frame.map { $0.pointer.pointee.top_field_first != 0 }
+      codedWidth = decoder.codedWidth
+      codedHeight = decoder.codedHeight
+      interlaced = frame?.isInterlaced
+      topFieldFirst = frame?.isTopFieldFirst
     }
   }
 
@@ -297,12 +287,9 @@ public struct Prober: Sendable {
     _ progress: @Sendable (Double, Double?) -> Void, _ packet: Packet, of input: InputFile
   ) {
     guard let time = packet.pts ?? packet.dts else { return }
-    let context = input.pointer.pointee
-    let start = context.start_time == mt_nopts_value ? 0 : context.start_time
-    let timeBase = input.stream(packet.streamIndex).pointee.time_base
-    let done = Double(time) * av_q2d(timeBase) - Double(start) / Double(mt_time_base)
-    let total = context.duration > 0 ? Double(context.duration) / Double(mt_time_base) : nil
-    progress(max(0, done), total)
+    let timeBase = input.view(packet.streamIndex).timeBase
+    let done = Double(time) * timeBase.value - (input.startSeconds ?? 0)
+    progress(max(0, done), input.durationSeconds)
   }
 
   /// Codecs whose containers often misreport interlacing (MBAFF H.264 in Matroska is called
@@ -315,13 +302,10 @@ public struct Prober: Sendable {
   static let codecsWithoutFields: Set = ["vp8", "vp9", "av1"]
 
   /// The H.264 sequence parameters in a stream's extradata, when it has them.
-  static func sequenceParameters(of stream: UnsafeMutablePointer<AVStream>)
-    -> H264SequenceParameters?
-  {
-    let parameters = stream.pointee.codecpar.pointee
-    guard let data = parameters.extradata, parameters.extradata_size > 0 else { return nil }
-    return H264SequenceParameters(
-      extradata: UnsafeBufferPointer(start: data, count: Int(parameters.extradata_size)))
+  static func sequenceParameters(of stream: StreamView) -> H264SequenceParameters? {
+    let extradata = stream.extradata
+    guard !extradata.isEmpty else { return nil }
+    return extradata.withUnsafeBufferPointer { H264SequenceParameters(extradata: $0) }
   }
 
   /// How much of a stream the bounded timestamp read looks at when the header rates disagree.
@@ -342,7 +326,7 @@ public struct Prober: Sendable {
     for stream in streams where stream.type == .video && stream.disposition["attached_pic"] != true
     {
       if stream.codec.name == "h264",
-        let sps = Self.sequenceParameters(of: input.stream(stream.index)), sps.frameMacroblocksOnly
+        let sps = Self.sequenceParameters(of: input.view(stream.index)), sps.frameMacroblocksOnly
       {
         // Progressive by its SPS: nothing to decode for interlacing or the coded size.
         results[stream.index, default: Measurement()].firstFrame = FirstFrame(
@@ -391,7 +375,7 @@ public struct Prober: Sendable {
           decodedAlone.insert(stream.index)
         }
         if let rate = stream.audio?.sampleRate { sampleRates[stream.index] = Int64(rate) }
-        if let end = Self.editEnd(of: input.stream(stream.index), layout: layout) {
+        if let end = Self.editEnd(of: input.view(stream.index), layout: layout) {
           results[stream.index]?.editEnd = end
         }
       }
@@ -469,7 +453,7 @@ public struct Prober: Sendable {
           results[index]?.firstPacketYieldsNothing = true
         }
         let skipped = Self.skipTicks(
-          packet, sampleRate: sampleRates[index], timeBase: input.stream(index).pointee.time_base)
+          packet, sampleRate: sampleRates[index], timeBase: input.view(index).timeBase)
         let verdict =
           packet.isEmpty ? .undecodable : checks[index]?.verdict(packet.bytes) ?? .frame
         if case .mpegAudio = checks[index] {
@@ -490,7 +474,7 @@ public struct Prober: Sendable {
             let copy = held[index]?.packet ?? Packet()
             release(index, isLast: false)
             copy.unref()
-            held[index] = (facts, av_packet_ref(copy.pointer, packet.pointer) >= 0 ? copy : nil)
+            held[index] = (facts, copy.reference(packet) ? copy : nil)
           } else {
             addScanned(index, facts, packet: packet, isLast: false)
           }
@@ -500,8 +484,8 @@ public struct Prober: Sendable {
         let timestamp = packet.pts ?? packet.dts
       {
         timing[index]!.append(timestamp)
-        let timeBase = input.stream(index).pointee.time_base
-        let span = Double(timestamp - (timestamps.min() ?? timestamp)) * av_q2d(timeBase)
+        let timeBase = input.view(index).timeBase
+        let span = Double(timestamp - (timestamps.min() ?? timestamp)) * timeBase.value
         if span >= Self.timestampWindow.seconds || timestamps.count >= Self.timestampWindow.packets
         {
           results[index, default: Measurement()].rateFromTimestamps = Self.rate(
@@ -514,7 +498,7 @@ public struct Prober: Sendable {
         decodeFirstFrame(index, packet)
         // A keyframe needs no other packet: drain it now instead of decoding the frames it
         // would be reordered with (three 1080i H.264 frames, 10 ms, for one frame's flags).
-        if firstFrames[index] != nil, packet.pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 {
+        if firstFrames[index] != nil, packet.isKeyframe {
           decodeFirstFrame(index, nil)
         }
       }
@@ -524,7 +508,7 @@ public struct Prober: Sendable {
     verification?.drain()
     for (index, timestamps) in timing {  // a stream shorter than the window
       results[index, default: Measurement()].rateFromTimestamps = Self.rate(
-        timestamps: timestamps, timeBase: input.stream(index).pointee.time_base)
+        timestamps: timestamps, timeBase: input.view(index).timeBase)
     }
     for index in Array(results.keys) {
       results[index]?.scan?.finish(headerEnd: Self.headerEnd(of: input.view(index)))
@@ -551,8 +535,8 @@ public struct Prober: Sendable {
         stream.isAudio, stream.initialPadding > 0, let rate = sampleRates[index], rate > 0
       {
         // The codec's own pre-skip (Opus in Matroska), when no packet carried skip samples.
-        let ticks = av_rescale_q(
-          Int64(stream.initialPadding), AVRational(num: 1, den: Int32(rate)), stream.timeBase)
+        let ticks = Rational.rescale(
+          Int64(stream.initialPadding), from: Rational(1, rate)!, to: stream.timeBase)
         results[index]?.scan?.clampStart(to: first + ticks)
       }
     }
@@ -640,45 +624,38 @@ public struct Prober: Sendable {
   /// `dwLength`), in its time-base ticks: its start plus `AVStream.duration`. Nil when
   /// libavformat estimated the durations from the bit rate.
   static func headerEnd(of stream: StreamView) -> Int64? {
-    guard stream.input.pointer.pointee.duration_estimation_method != AVFMT_DURATION_FROM_BITRATE,
-      let duration = stream.duration
+    guard !stream.input.durationFromBitrate, let duration = stream.duration
     else { return nil }
     return (stream.startTime ?? 0) + duration
   }
 
   /// A packet's skip samples (`AV_PKT_DATA_SKIP_SAMPLES`: samples not presented at its start,
   /// and at its end), in its stream's time-base ticks; nil when the packet has none.
-  static func skipTicks(_ packet: Packet, sampleRate: Int64?, timeBase: AVRational)
+  static func skipTicks(_ packet: Packet, sampleRate: Int64?, timeBase: Rational)
     -> (skip: Int64, discard: Int64)?
   {
-    guard let sampleRate, sampleRate > 0 else { return nil }
-    var size = 0
-    guard let data = av_packet_get_side_data(packet.pointer, AV_PKT_DATA_SKIP_SAMPLES, &size),
-      size >= 8
-    else { return nil }
-    let raw = UnsafeRawPointer(data)
-    let skip = Int64(UInt32(littleEndian: raw.loadUnaligned(as: UInt32.self)))
-    let discard = Int64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
+    guard let sampleRate, sampleRate > 0, let (skip, discard) = packet.skipSamples else {
+      return nil
+    }
     // samples / rate seconds, in ticks of num/den seconds.
-    func ticks(_ samples: Int64) -> Int64 {
+    func ticks(_ samples: UInt32) -> Int64 {
       guard timeBase.num > 0 else { return 0 }
-      return av_rescale_q(samples, AVRational(num: 1, den: Int32(sampleRate)), timeBase)
+      return Rational.rescale(Int64(samples), from: Rational(1, sampleRate)!, to: timeBase)
     }
     return (ticks(skip), ticks(discard))
   }
 
   /// Where an MP4 track's presentation ends, in its time-base ticks: the first edit's start
   /// plus the durations of its edits (one non-empty edit only; otherwise nil).
-  static func editEnd(of stream: UnsafeMutablePointer<AVStream>, layout: BoxLayout?) -> Int64? {
+  static func editEnd(of stream: StreamView, layout: BoxLayout?) -> Int64? {
     guard let layout, let movieScale = layout.movieTimescale, movieScale > 0,
-      let track = layout.tracks[Int64(stream.pointee.id)], !track.edits.isEmpty,
+      let track = layout.tracks[Int64(stream.containerID)], !track.edits.isEmpty,
       !layout.isFragmented
     else { return nil }
     let media = track.edits.filter { $0.mediaTime >= 0 }
     guard media.count == 1 else { return nil }
     let total = track.edits.reduce(0) { $0 + $1.duration }
-    return av_rescale_q(
-      total, AVRational(num: 1, den: Int32(clamping: movieScale)), stream.pointee.time_base)
+    return Rational.rescale(total, from: Rational(1, movieScale)!, to: stream.timeBase)
   }
 
   /// The constant frame rate the first packets' timestamps show: the standard rate they round to
@@ -686,7 +663,7 @@ public struct Prober: Sendable {
   /// 1 / the mean interval. Nil when the intervals vary (VFR: the header's average stays the
   /// best guess without a scan). The latest few are left out: in decoding order, B-frames that
   /// come before them may not have arrived yet.
-  static func rate(timestamps: [Int64], timeBase: AVRational) -> Rational? {
+  static func rate(timestamps: [Int64], timeBase: Rational) -> Rational? {
     let sorted = Array(Set(timestamps)).sorted()
     let kept = sorted.count > 24 ? Array(sorted.dropLast(8)) : sorted
     guard kept.count > 2 else { return nil }
@@ -696,7 +673,7 @@ public struct Prober: Sendable {
     }
     let intervals = Int64(deltas.count)
     let ticks = kept.last! - kept.first!
-    let tick = av_q2d(timeBase)
+    let tick = timeBase.value
     let measured = Double(intervals) / (Double(ticks) * tick)
     let slowest = 1 / (Double(maxDelta + 1) * tick)
     let fastest = 1 / (Double(max(minDelta - 1, 1)) * tick)
@@ -734,17 +711,15 @@ public struct Prober: Sendable {
     if let mp3 = streams.first(where: { $0.duration?.source == .header }), streams.count <= 2 {
       return mp3.duration
     }
-    let context = input.pointer.pointee
-    guard context.duration != mt_nopts_value, context.duration > 0 else { return nil }
+    guard let duration = input.durationMicroseconds else { return nil }
     let source: DurationSource
-    switch context.duration_estimation_method {
-    case AVFMT_DURATION_FROM_BITRATE: source = .bitrate
-    case AVFMT_DURATION_FROM_STREAM: source = .stream
-    default: source = .container
+    switch input.durationEstimation {
+    case .bitrate: source = .bitrate
+    case .stream: source = .stream
+    case .timestamps: source = .container
     }
     return MediaDuration(
-      value: context.duration, timescale: Int64(mt_time_base), estimated: source == .bitrate,
-      source: source)
+      value: duration, timescale: 1_000_000, estimated: source == .bitrate, source: source)
   }
 
   /// The span every scanned audio and video stream covers together: from the earliest

@@ -1,6 +1,5 @@
 import AV
 import MediaCore
-import CFFmpeg
 
 /// `--verify` for one file: a `StreamVerifier` per audio and video stream fed from the probe's
 /// one packet loop, what the demuxer logs about the container, and the file's `Integrity`.
@@ -30,20 +29,20 @@ final class Verification {
       }
     }
     // The demuxer's messages, and those of the parsers it runs on this thread while reading.
-    input.pointer.pointee.opaque = containerLog.token(packet: nil)
+    input.logToken = containerLog.token(packet: nil)
     DecodeLogRegistry.setReading(containerLog.token(packet: nil))
   }
 
   deinit {
     DecodeLogRegistry.setReading(nil)
-    input.pointer.pointee.opaque = nil
+    input.logToken = nil
     containerLog.close()
   }
 
   /// Decodes a packet of stream `index` (packets of other streams are ignored). What the demuxer
   /// and its parsers logged while reading it counts against it.
   func decode(_ packet: Packet, stream index: Int) {
-    let logged = containerLog.take().messages.filter { $0.level <= AV_LOG_ERROR }
+    let logged = containerLog.take().messages.filter(\.isError)
     if let verifier = verifiers[index] {
       verifier.decode(packet, logged: logged.map(\.text))
     } else {
@@ -60,7 +59,7 @@ final class Verification {
   /// Drains every decoder (the frames still in flight) and takes the demuxer's messages.
   func drain() {
     for verifier in verifiers.values { verifier.decode(nil) }
-    for message in containerLog.take().messages where message.level <= AV_LOG_ERROR {
+    for message in containerLog.take().messages where message.isError {
       containerErrors.append(message.text)
     }
   }
@@ -111,8 +110,7 @@ final class Verification {
       return .truncated
     }
     if let expected, expected > 0 {
-      let start = input.pointer.pointee.start_time
-      let origin = start == mt_nopts_value ? 0 : Double(start) / Double(mt_time_base)
+      let origin = input.startSeconds ?? 0
       // Keyframes only (--verify-fast) end at the last keyframe: they cannot tell.
       let ends = verifiers.values.filter(\.decodesEverything).compactMap { $0.span?.end }
       if let end = ends.max(), end - origin < expected - max(0.5, 0.02 * expected) {
