@@ -86,37 +86,28 @@ public struct ClipProber: Sendable {
       }
     }
     let info: MediaInfo
+    let details: Prober.Details
     do {
-      info = try prober.probe(.file(path), path: path)
+      (info, details) = try prober.probeWithDetails(.file(path), path: path)
     } catch {
       throw .input(path: path, error)
     }
+    // One read: the probe's scan also gives the codec configuration, the track ID, the chapters
+    // and the video packets outside the edits, which a stream copy still takes.
     var clip = ProbedClip(path: path, absolutePath: Self.absolute(path), info: info)
-    if let video = clip.videoStream,
-      let input = try? InputOpener.open(.file(path), options: options.opening),
-      video.index < input.streamCount
-    {
-      let view = input.view(video.index)
-      clip.videoExtradata = view.extradata
-      clip.videoContainerID = view.containerID
-      clip.chapters = Self.chapters(of: input)
-      // The probe's scan counted the presented packets; a copy takes every packet.
-      input.discardAll(except: video.index)
-      let packet = Packet()
-      while (try? input.read(into: packet)) == true {
-        if packet.streamIndex == video.index && packet.isDiscarded {
-          clip.videoPacketsOutsideEdits += 1
-        }
-        packet.unref()
-      }
+    if let video = clip.videoStream {
+      clip.videoExtradata = details.extradata[video.index] ?? []
+      clip.videoContainerID = details.containerIDs[video.index]
+      clip.chapters = Self.chapters(details.chapters, start: details.startMicroseconds)
+      clip.videoPacketsOutsideEdits = details.discardedPackets[video.index] ?? 0
     }
     return clip
   }
 
   /// The input's chapters moved onto its own timeline (its start time subtracted), exact.
-  static func chapters(of input: InputFile) -> [ClipChapter] {
-    let origin = MediaTime(value: input.startMicroseconds ?? 0, timescale: 1_000_000)
-    return input.chapters.compactMap { chapter in
+  static func chapters(_ chapters: [InputChapter], start: Int64?) -> [ClipChapter] {
+    let origin = MediaTime(value: start ?? 0, timescale: 1_000_000)
+    return chapters.compactMap { chapter in
       let (start, o1) = chapter.start.multipliedReportingOverflow(by: chapter.timeBase.num)
       let (end, o2) = chapter.end.multipliedReportingOverflow(by: chapter.timeBase.num)
       guard !o1, !o2, chapter.timeBase.den > 0 else { return nil }

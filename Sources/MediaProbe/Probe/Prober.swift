@@ -77,6 +77,31 @@ public struct Prober: Sendable {
   ///   - path: the path to report (as the user gave it).
   /// - Throws: `ProbeError` with a stable code.
   public func probe(_ source: InputSource, path: String) throws(ProbeError) -> MediaInfo {
+    try probeWithDetails(source, path: path).info
+  }
+
+  /// What the same read tells besides the report, for tools that build on a probe (mediamerge
+  /// plans a stream copy from it) instead of opening the file again.
+  package struct Details: Sendable {
+    /// Per stream, by index: its codec configuration (`avcC`, `hvcC`, ...) and the container's
+    /// id for it (the MP4 track ID).
+    package var extradata: [Int: [UInt8]] = [:]
+    package var containerIDs: [Int: Int32] = [:]
+    /// With `scan`: the packets of each stream that the demuxer marked as not presented
+    /// (outside an MP4 edit list), which a stream copy still takes.
+    package var discardedPackets: [Int: Int] = [:]
+    /// The chapters, on the file's own timeline.
+    package var chapters: [InputChapter] = []
+    /// Where the file's presentation starts, in microseconds (chapters count from it).
+    package var startMicroseconds: Int64?
+  }
+
+  /// Probes one input and returns, with the report, the `Details` read on the way.
+  ///
+  /// - Throws: `ProbeError` with a stable code.
+  package func probeWithDetails(_ source: InputSource, path: String) throws(ProbeError) -> (
+    info: MediaInfo, details: Details
+  ) {
     let input = try InputOpener.open(source, options: options.opening)
     var warnings: Set<ProbeWarning> = []
 
@@ -119,7 +144,13 @@ public struct Prober: Sendable {
     let measured = try measure(
       input, streams: streams, layout: layout, verification: verification)
     for (index, report) in verification?.reports() ?? [:] { streams[index].decode = report }
+    var details = Details(chapters: input.chapters, startMicroseconds: input.startMicroseconds)
+    for stream in input.streams {
+      details.extradata[stream.index] = stream.extradata
+      details.containerIDs[stream.index] = stream.containerID
+    }
     for (index, measurement) in measured {
+      details.discardedPackets[index] = measurement.discardedPackets
       streams[index].apply(measurement, timeBase: streams[index].timeBase)
       if measurement.ratesFromTimestamps { warnings.insert(.frameRateFromTimestamps) }
       if measurement.endsWithFragment { warnings.insert(.trailingData) }
@@ -147,11 +178,12 @@ public struct Prober: Sendable {
     let expected = duration.flatMap { $0.estimated || $0.source == .scan ? nil : $0.seconds }
     let integrity = verification?.integrity(expected: expected)
     if input.source.hitByteCap { warnings.insert(.byteLimitReached) }
-    return MediaInfo(
+    let info = MediaInfo(
       path: path,
       sizeBytes: input.source.fileSize.flatMap { source == .standardInput ? nil : $0 },
       bytesRead: input.source.transferred, container: container, duration: duration,
       streams: streams, scanned: options.scan, warnings: warnings.sorted(), integrity: integrity)
+    return (info, details)
   }
 
   /// The display transform of an input that is one still picture: a file a single-image demuxer
@@ -239,6 +271,8 @@ public struct Prober: Sendable {
     var editEnd: Int64?
     /// The decoder outputs nothing for the stream's first packet: it starts at the second.
     var firstPacketYieldsNothing = false
+    /// Packets the demuxer marked as not presented (outside an MP4 edit list).
+    var discardedPackets = 0
     /// The stream's last packet holds no frame (`PacketCheck.mpegAudio`: trailing bytes).
     var endsWithFragment = false
     var ratesFromTimestamps: Bool { rateFromTimestamps != nil }
@@ -462,6 +496,7 @@ public struct Prober: Sendable {
         if packet.isDiscarded {
           release(index, isLast: false)
           results[index]?.scan?.addDiscarded(duration: packet.duration, skip: skipped?.skip)
+          results[index]?.discardedPackets += 1
         } else if verdict != .noFrame {
           // Ogg packets end at their granule: their durations are already trimmed, and the
           // discard padding only tells the decoder what to drop.
