@@ -69,7 +69,8 @@ package final class AudioSource {
   package private(set) var deliveredFormat: FrameFormat?
   private var converter: Resampler?
 
-  private let packet = Packet()
+  private let demuxer: Demuxer
+  private var packet: Packet { demuxer.packet }
   private let frame = Frame()
   private var packetsSent = 0
   private var framesDecoded = 0
@@ -110,6 +111,7 @@ package final class AudioSource {
     timeout: Double? = nil
   ) throws(ExtractError) {
     self.input = input
+    self.demuxer = Demuxer(input)
     self.timeout = timeout
     self.stream = input.view(streamIndex)
     self.target = target
@@ -184,21 +186,20 @@ package final class AudioSource {
   {
     if ended { return false }
     while !trimmedToEnd {
-      if Interruption.isRequested { throw .interrupted }
-      if input.source.isExpired { throw .input(.timeout(seconds: timeout ?? 0)) }
-      let more: Bool
+      let next: Demuxer.Next
       do {
-        more = try input.read(into: packet)
+        next = try demuxer.next()
       } catch {
-        if Interruption.isRequested { throw .interrupted }
-        if input.source.timedOut || input.source.isExpired {
-          throw .input(.timeout(seconds: timeout ?? 0))
+        switch error {
+        case .interrupted: throw .interrupted
+        case .timedOut: throw .input(.timeout(seconds: timeout ?? 0))
         }
+      }
+      if case .end = next { break }
+      if case .failed(let error) = next {
         warn("read error: \(error.message); the input ends here")
         break
       }
-      guard more else { break }
-      defer { packet.unref() }
       guard packet.streamIndex == stream.index else { continue }
       if packet.isCorrupt { warn("corrupt packet at \(seconds(packet.pts)) s") }
       shiftTimestamps(packet)

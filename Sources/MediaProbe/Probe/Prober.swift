@@ -414,7 +414,8 @@ public struct Prober: Sendable {
         }
       }
     }
-    let packet = Packet()
+    let demuxer = Demuxer(input)
+    let packet = demuxer.packet
     let frame = Frame()
     /// Decodes a first frame; false once the stream has one (or cannot decode).
     func decodeFirstFrame(_ index: Int, _ packet: Packet?) {
@@ -458,14 +459,17 @@ public struct Prober: Sendable {
     while readsAll
       || (!(firstFrames.isEmpty && timing.isEmpty) && packetsWithoutFrame < packetLimit)
     {
-      if input.source.shouldStop {
-        if Interruption.isRequested { throw .readError(detail: "interrupted") }
-        throw .timeout(seconds: options.timeout ?? 0)
-      }
+      let next: Demuxer.Next
       do {
-        guard try input.read(into: packet) else { break }
+        next = try demuxer.next()
       } catch {
-        if input.source.isExpired { continue }
+        switch error {
+        case .interrupted: throw .readError(detail: "interrupted")
+        case .timedOut: throw .timeout(seconds: options.timeout ?? 0)
+        }
+      }
+      if case .end = next { break }
+      if case .failed(let error) = next {
         if let verification {
           verification.readFailed(error)
           break
@@ -473,7 +477,6 @@ public struct Prober: Sendable {
         if options.scan { throw .readError(detail: error.message) }
         break
       }
-      defer { packet.unref() }
       let index = packet.streamIndex
       verification?.decode(packet, stream: index)
       if verification != nil, let progress = options.progress {
