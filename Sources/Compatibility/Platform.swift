@@ -210,14 +210,16 @@ public enum RuleEntry: Codable, Sendable, Equatable {
   }
 }
 
-/// How to re-encode for a platform.
+/// How to re-encode for a platform: typed encoder settings, never argument strings. The ffmpeg
+/// command `--suggest` prints (and mediamerge runs, until it renders in-process) is derived from
+/// them in one place (`ffmpegArguments`).
 public struct TranscodeRecipe: Codable, Sendable, Equatable {
   /// The output container (file extension).
   public var container: String
-  /// ffmpeg arguments for the video encoder.
-  public var video: [String]
-  /// ffmpeg arguments for the audio encoder.
-  public var audio: [String]
+  /// The video encoder.
+  public var video: VideoEncoderSettings
+  /// The audio encoder.
+  public var audio: AudioEncoderSettings
   /// At most this many audio channels.
   public var audioChannels: Int
   /// At most this sample rate.
@@ -231,33 +233,14 @@ public struct TranscodeRecipe: Codable, Sendable, Equatable {
   /// The sample entry to tag the video with (`avc1`, `hvc1`).
   public var videoTag: String?
 
-  /// The codec the video encoder writes, by FFmpeg's name (`libx264` writes `h264`); nil when
-  /// the recipe names no encoder.
-  public var videoCodec: String? { Self.codec(written: video, option: ["-c:v", "-vcodec"]) }
+  /// The codec the video encoder writes, by FFmpeg's name (`libx264` writes `h264`).
+  public var videoCodec: String? { video.codec }
 
-  /// The codec the audio encoder writes (`aac`, `libopus` writes `opus`); nil when the recipe
-  /// names no encoder.
-  public var audioCodec: String? { Self.codec(written: audio, option: ["-c:a", "-acodec"]) }
+  /// The codec the audio encoder writes (`aac`, `libopus` writes `opus`).
+  public var audioCodec: String? { audio.codec }
 
-  /// The audio bit rate the recipe asks for (`-b:a 160k`: 160000), if it names one.
-  public var audioBitRate: Double? {
-    guard let at = audio.firstIndex(of: "-b:a"), at + 1 < audio.count else { return nil }
-    let value = audio[at + 1]
-    let scale: Double = value.hasSuffix("k") ? 1000 : value.hasSuffix("M") ? 1_000_000 : 1
-    return Double(value.trimmingCharacters { $0 == "k" || $0 == "M" }).map { $0 * scale }
-  }
-
-  private static func codec(written arguments: [String], option: Set<String>) -> String? {
-    guard let at = arguments.firstIndex(where: option.contains), at + 1 < arguments.count
-    else { return nil }
-    let encoder = arguments[at + 1]
-    let names = [
-      "libx264": "h264", "libx265": "hevc", "libvpx": "vp8", "libvpx-vp9": "vp9",
-      "libaom-av1": "av1", "libsvtav1": "av1", "libmp3lame": "mp3", "libopus": "opus",
-      "libvorbis": "vorbis", "libfdk_aac": "aac",
-    ]
-    return names[encoder] ?? encoder
-  }
+  /// The audio bit rate the recipe asks for, if it names one.
+  public var audioBitRate: Double? { audio.bitRate.map(Double.init) }
 
   enum CodingKeys: String, CodingKey {
     case container, video, audio
@@ -266,3 +249,123 @@ public struct TranscodeRecipe: Codable, Sendable, Equatable {
     case videoTag = "video_tag"
   }
 }
+
+/// A video encoder and its settings.
+public struct VideoEncoderSettings: Codable, Sendable, Equatable {
+  /// The encoder, by FFmpeg's name (`libx264`, `libx265`, `libvpx-vp9`, `libaom-av1`).
+  public var encoder: String
+  /// The profile (`baseline`, `main`, `high`, `main10`), when the platform needs one.
+  @NullEncoded public var profile: String?
+  /// The pixel format (`yuv420p`).
+  @NullEncoded public var pixelFormat: String?
+  /// The level (`4.2`): nil in the platform files, where it depends on the output's size and
+  /// rate; set per output (H.264 Table A-1, `H264Level`).
+  @NullEncoded public var level: String?
+
+  /// Settings from their parts.
+  public init(
+    encoder: String, profile: String? = nil, pixelFormat: String? = nil, level: String? = nil
+  ) {
+    self.encoder = encoder
+    self.profile = profile
+    self.pixelFormat = pixelFormat
+    self.level = level
+  }
+
+  /// The codec the encoder writes (`libx264` writes `h264`).
+  public var codec: String { encoderCodecs[encoder] ?? encoder }
+
+  /// The same settings as ffmpeg options (`-c:v libx264 -profile:v high -pix_fmt yuv420p`).
+  public var ffmpegArguments: [String] {
+    var arguments = ["-c:v", encoder]
+    if let profile { arguments += ["-profile:v", profile] }
+    if let pixelFormat { arguments += ["-pix_fmt", pixelFormat] }
+    if let level { arguments += ["-level", level] }
+    return arguments
+  }
+
+  enum CodingKeys: String, CodingKey {
+    case encoder, profile, level
+    case pixelFormat = "pixel_format"
+  }
+
+  /// Decodes the platform files' keys (`pixel_format`), also when a decoder has already turned
+  /// snake case into camel case (a plan read back).
+  public init(from decoder: any Decoder) throws {
+    let keys = try decoder.container(keyedBy: FlexibleKey.self)
+    encoder = try keys.decode(String.self, forKey: FlexibleKey("encoder"))
+    profile = try keys.decodeIfPresent(String.self, forKey: FlexibleKey("profile"))
+    level = try keys.decodeIfPresent(String.self, forKey: FlexibleKey("level"))
+    pixelFormat = try keys.decodeFirst(String.self, ["pixel_format", "pixelFormat"])
+  }
+}
+
+/// An audio encoder and its settings.
+public struct AudioEncoderSettings: Codable, Sendable, Equatable {
+  /// The encoder, by FFmpeg's name (`aac`, `libopus`, `libmp3lame`).
+  public var encoder: String
+  /// The profile (`aac_low`), when the platform needs one.
+  @NullEncoded public var profile: String?
+  /// The bit rate in bits per second.
+  @NullEncoded public var bitRate: Int?
+
+  /// Settings from their parts.
+  public init(encoder: String, profile: String? = nil, bitRate: Int? = nil) {
+    self.encoder = encoder
+    self.profile = profile
+    self.bitRate = bitRate
+  }
+
+  /// The codec the encoder writes (`libopus` writes `opus`).
+  public var codec: String { encoderCodecs[encoder] ?? encoder }
+
+  /// The same settings as ffmpeg options (`-c:a aac -b:a 160k`).
+  public var ffmpegArguments: [String] {
+    var arguments = ["-c:a", encoder]
+    if let profile { arguments += ["-profile:a", profile] }
+    if let bitRate {
+      arguments += ["-b:a", bitRate % 1000 == 0 ? "\(bitRate / 1000)k" : "\(bitRate)"]
+    }
+    return arguments
+  }
+
+  enum CodingKeys: String, CodingKey {
+    case encoder, profile
+    case bitRate = "bit_rate"
+  }
+
+  /// Decodes the platform files' keys (`bit_rate`), also when a decoder has already turned snake
+  /// case into camel case (a plan read back).
+  public init(from decoder: any Decoder) throws {
+    let keys = try decoder.container(keyedBy: FlexibleKey.self)
+    encoder = try keys.decode(String.self, forKey: FlexibleKey("encoder"))
+    profile = try keys.decodeIfPresent(String.self, forKey: FlexibleKey("profile"))
+    bitRate = try keys.decodeFirst(Int.self, ["bit_rate", "bitRate"])
+  }
+}
+
+/// Any key, by name.
+struct FlexibleKey: CodingKey {
+  var stringValue: String
+  var intValue: Int? { nil }
+  init(_ name: String) { stringValue = name }
+  init?(stringValue: String) { self.stringValue = stringValue }
+  init?(intValue: Int) { nil }
+}
+
+extension KeyedDecodingContainer where Key == FlexibleKey {
+  /// The value under the first of `names` present, nil when none is.
+  func decodeFirst<T: Decodable>(_ type: T.Type, _ names: [String]) throws -> T? {
+    for name in names where contains(FlexibleKey(name)) {
+      return try decodeIfPresent(type, forKey: FlexibleKey(name))
+    }
+    return nil
+  }
+}
+
+/// The codec each encoder writes, where its name is not the codec's.
+let encoderCodecs = [
+  "libx264": "h264", "libx265": "hevc", "libvpx": "vp8", "libvpx-vp9": "vp9",
+  "libaom-av1": "av1", "libsvtav1": "av1", "libmp3lame": "mp3", "libopus": "opus",
+  "libvorbis": "vorbis", "libfdk_aac": "aac",
+]

@@ -86,8 +86,8 @@ public struct Suggestion: Codable, Sendable, Equatable {
   static func videoEncoding(_ stream: MediaStream, facts: CompatFacts, recipe: TranscodeRecipe)
     -> [String]
   {
-    guard let v = stream.video else { return recipe.video }
-    var arguments = withoutLevel(recipe.video)
+    guard let v = stream.video else { return recipe.video.ffmpegArguments }
+    var arguments = recipe.video.ffmpegArguments
     var filters: [String] = []
     if case .flag(true) = facts.values["video.interlaced"] { filters.append("yadif") }
     // ffmpeg rotates before filtering: the picture the filters see is the stored one turned
@@ -128,22 +128,6 @@ public struct Suggestion: Codable, Sendable, Equatable {
     }
     if let tag = recipe.videoTag { arguments += ["-tag:v", tag] }
     return arguments
-  }
-
-  /// The recipe's arguments without a `-level` and its value (the level is computed instead).
-  static func withoutLevel(_ arguments: [String]) -> [String] {
-    var kept: [String] = []
-    var skip = false
-    for argument in arguments {
-      if skip {
-        skip = false
-      } else if argument == "-level" || argument == "-level:v" {
-        skip = true
-      } else {
-        kept.append(argument)
-      }
-    }
-    return kept
   }
 
   /// The size ffmpeg's `scale=w=W:h=H:force_original_aspect_ratio=decrease:force_divisible_by=2`
@@ -278,7 +262,7 @@ public struct Suggestion: Codable, Sendable, Equatable {
       if plan.choice.copy {
         arguments = ["-c:a", "copy"]
       } else if plan.choice.codec == recipe.audioCodec {
-        arguments = recipe.audio
+        arguments = recipe.audio.ffmpegArguments
       } else {
         arguments = ["-c:a", plan.choice.codec]
       }

@@ -84,8 +84,11 @@ extension MergePlanner {
     // Chapters only from the plan: by default the CLI copies the first input's that has any,
     // at that clip's own times (clip 2's chapters landed at 0 s), with a chapter track.
     arguments += ["-map_chapters", plan.chapters.isEmpty ? "-1" : "\(inputs)"]
-    arguments += plan.video.arguments
-    if let audio = plan.audio { arguments += audio.arguments }
+    arguments += Self.options(plan.video)
+    if let audio = plan.audio {
+      arguments += audio.encoder.ffmpegArguments
+      arguments += ["-ar", "\(audio.sampleRate)", "-ac", "\(audio.channels)"]
+    }
     arguments += ["-movflags", "+faststart", "-f", plan.container, plan.output]
     return FFmpegCommand(executable: request.ffmpeg, arguments: arguments, stdin: stdin)
   }
@@ -116,6 +119,27 @@ extension MergePlanner {
       lines.append("duration \(length / 1_000_000).\(sixDigits(length % 1_000_000))")
     }
     return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// The video output options: `-c:v copy`, or the encoder and its settings, from the plan's
+  /// typed settings (the one place they become ffmpeg options).
+  static func options(_ video: VideoEncoding) -> [String] {
+    var arguments: [String]
+    if let encoder = video.encoder, video.method == .encode {
+      arguments = ["-c:v", encoder.encoder]
+      if let preset = video.preset { arguments += ["-preset", preset] }
+      if let crf = video.crf { arguments += ["-crf", "\(crf)"] }
+      arguments += Array(encoder.ffmpegArguments.dropFirst(2))
+      if let bitRate = video.bitRate {
+        arguments += [
+          "-b:v", "\(bitRate)", "-maxrate", "\(bitRate * 5 / 4)", "-bufsize", "\(bitRate * 2)",
+        ]
+      }
+    } else {
+      arguments = ["-c:v", "copy"]
+    }
+    if let tag = video.tag { arguments += ["-tag:v", tag] }
+    return arguments
   }
 
   /// Standard base64 (RFC 4648, with padding).

@@ -1,5 +1,6 @@
 import MediaCore
 import AV
+import Compatibility
 import MediaProbe
 
 /// Everything `mediamerge` decided before running ffmpeg: the timeline, the render size, how
@@ -211,8 +212,16 @@ public struct VideoEncoding: Codable, Sendable, Equatable {
   public var method: VideoMethod
   /// The codec written.
   public var codec: String
-  /// The ffmpeg output options for it (`-c:v copy`, or the encoder and its settings).
-  public var arguments: [String]
+  /// The encoder and its settings; null for a copy.
+  @NullEncoded public var encoder: VideoEncoderSettings?
+  /// The encoder's speed preset (`veryfast`), when one is set.
+  @NullEncoded public var preset: String?
+  /// The constant rate factor (quality), when the rate is not set by `bit_rate`.
+  @NullEncoded public var crf: Int?
+  /// The video bit rate to aim for (a platform's limit), in bits per second.
+  @NullEncoded public var bitRate: Int?
+  /// The sample entry the output is tagged with (`avc1`, `hvc1`), when one is asked for.
+  @NullEncoded public var tag: String?
 }
 
 /// The output's audio stream: always encoded once, from every clip's decoded audio.
@@ -225,8 +234,8 @@ public struct AudioEncoding: Codable, Sendable, Equatable {
   public var channels: Int
   /// The channel layout's name.
   public var channelLayout: String
-  /// The ffmpeg output options for it.
-  public var arguments: [String]
+  /// The encoder and its settings.
+  public var encoder: AudioEncoderSettings
   /// Why it is encoded rather than copied.
   public var reason: String
 }

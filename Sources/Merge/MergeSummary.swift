@@ -44,7 +44,7 @@ public enum MergeSummary {
       lines.append("method: stream copy of the video (every clip shares its codec parameters)")
     case .encode:
       lines.append(
-        "method: encode (\(plan.video.arguments.joined(separator: " ")); fit: "
+        "method: encode (\(MergePlanner.options(plan.video).joined(separator: " ")); fit: "
           + "\(render.fit?.rawValue ?? "fit"))")
       for blocker in plan.copyBlockers { lines.append("  not copied: \(blocker.reason)") }
     }

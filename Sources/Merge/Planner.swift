@@ -20,12 +20,14 @@ public struct MergePlanner: Sendable {
   public init(request: MergeRequest) { self.request = request }
 
   /// The encoder settings without `--platform`: H.264 High, 4:2:0, quality 20.
-  public static let defaultVideoArguments = [
-    "-c:v", "libx264", "-preset", "veryfast", "-crf", "20", "-profile:v", "high", "-pix_fmt",
-    "yuv420p",
-  ]
+  public static let defaultVideo = VideoEncoderSettings(
+    encoder: "libx264", profile: "high", pixelFormat: "yuv420p")
+  /// The default encoder's speed preset.
+  public static let defaultPreset = "veryfast"
+  /// The default encoder's quality (constant rate factor).
+  public static let defaultCRF = 20
   /// The audio settings without `--platform`: AAC-LC, 160 kbit/s.
-  public static let defaultAudioArguments = ["-c:a", "aac", "-b:a", "160k"]
+  public static let defaultAudio = AudioEncoderSettings(encoder: "aac", bitRate: 160_000)
   /// The audio sample rate without `--platform`.
   public static let defaultSampleRate = 48000
   /// Why the audio is always encoded once.
@@ -601,41 +603,22 @@ public struct MergePlanner: Sendable {
   /// The output's video settings: `-c:v copy`, the platform's recipe, or the defaults.
   func videoEncoding(method: VideoMethod, sources: [Source]) -> VideoEncoding {
     if method == .copy {
-      var arguments = ["-c:v", "copy"]
-      if let tag = request.platform?.transcode.videoTag, sources[0].stream.codec.tag != tag,
-        sources[0].video.codec == (tag == "hvc1" ? "hevc" : "h264")
+      var tag: String?
+      if let wanted = request.platform?.transcode.videoTag, sources[0].stream.codec.tag != wanted,
+        sources[0].video.codec == (wanted == "hvc1" ? "hevc" : "h264")
       {
-        arguments += ["-tag:v", tag]
+        tag = wanted
       }
-      return VideoEncoding(method: .copy, codec: sources[0].video.codec, arguments: arguments)
+      return VideoEncoding(method: .copy, codec: sources[0].video.codec, tag: tag)
     }
     guard let recipe = request.platform?.transcode else {
-      return VideoEncoding(method: .encode, codec: "h264", arguments: Self.defaultVideoArguments)
+      return VideoEncoding(
+        method: .encode, codec: Self.defaultVideo.codec, encoder: Self.defaultVideo,
+        preset: Self.defaultPreset, crf: Self.defaultCRF)
     }
-    var arguments = recipe.video
-    if let bitRate = recipe.videoBitRate {
-      arguments += [
-        "-b:v", "\(bitRate)", "-maxrate", "\(bitRate * 5 / 4)", "-bufsize", "\(bitRate * 2)",
-      ]
-    }
-    if let tag = recipe.videoTag { arguments += ["-tag:v", tag] }
     return VideoEncoding(
-      method: .encode, codec: Self.codecName(encoderIn: recipe.video), arguments: arguments)
-  }
-
-  /// The codec an ffmpeg encoder writes (`libx264` -> `h264`).
-  static func codecName(encoderIn arguments: [String]) -> String {
-    guard let at = arguments.firstIndex(where: { $0 == "-c:v" || $0 == "-vcodec" }),
-      at + 1 < arguments.count
-    else { return "h264" }
-    switch arguments[at + 1] {
-    case "libx264", "h264": return "h264"
-    case "libx265", "hevc": return "hevc"
-    case "libvpx-vp9": return "vp9"
-    case "libaom-av1", "libsvtav1", "librav1e": return "av1"
-    case "mpeg4", "libxvid": return "mpeg4"
-    default: return arguments[at + 1]
-    }
+      method: .encode, codec: recipe.video.codec, encoder: recipe.video,
+      bitRate: recipe.videoBitRate, tag: recipe.videoTag)
   }
 
   /// The output's audio: AAC once (see `audioReason`), at the platform's rate and channel
@@ -644,16 +627,15 @@ public struct MergePlanner: Sendable {
     guard sources.contains(where: { $0.audio != nil }) else { return nil }
     var sampleRate = Self.defaultSampleRate
     var channels = 2
-    var arguments = Self.defaultAudioArguments
+    var encoder = Self.defaultAudio
     if let recipe = request.platform?.transcode {
       sampleRate = min(sampleRate, recipe.audioSampleRate)
       channels = min(channels, max(1, recipe.audioChannels))
-      arguments = recipe.audio
+      encoder = recipe.audio
     }
-    arguments += ["-ar", "\(sampleRate)", "-ac", "\(channels)"]
     return AudioEncoding(
-      codec: "aac", sampleRate: sampleRate, channels: channels,
-      channelLayout: channels == 1 ? "mono" : "stereo", arguments: arguments,
+      codec: encoder.codec, sampleRate: sampleRate, channels: channels,
+      channelLayout: channels == 1 ? "mono" : "stereo", encoder: encoder,
       reason: Self.audioReason)
   }
 

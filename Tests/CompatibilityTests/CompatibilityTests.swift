@@ -81,7 +81,8 @@ import AV
       ],
       rules: rules,
       transcode: TranscodeRecipe(
-        container: "mp4", video: ["-c:v", "libx264"], audio: ["-c:a", "aac"], audioChannels: 2,
+        container: "mp4", video: VideoEncoderSettings(encoder: "libx264"),
+        audio: AudioEncoderSettings(encoder: "aac"), audioChannels: 2,
         audioSampleRate: 48000))
   }
 
@@ -271,10 +272,18 @@ import AV
     #expect(Suggestion.scaledToFit(width: 1000, height: 999, box: (640, 480)) == (480, 480))
   }
 
-  @Test func recipeLevelIsReplaced() {
+  /// Platform files hold typed encoder settings; their ffmpeg options are derived in one place,
+  /// and a level is set per output (H.264 Table A-1), never taken from the file.
+  @Test func encoderSettingsBecomeFFmpegOptions() throws {
+    var video = VideoEncoderSettings(encoder: "libx264", profile: "high", pixelFormat: "yuv420p")
+    #expect(video.codec == "h264")
     #expect(
-      Suggestion.withoutLevel(["-c:v", "libx264", "-level", "4.1", "-pix_fmt", "yuv420p"]) == [
-        "-c:v", "libx264", "-pix_fmt", "yuv420p",
-      ])
+      video.ffmpegArguments == ["-c:v", "libx264", "-profile:v", "high", "-pix_fmt", "yuv420p"])
+    video.level = "4.2"
+    #expect(video.ffmpegArguments.suffix(2) == ["-level", "4.2"])
+    let audio = AudioEncoderSettings(encoder: "libopus", bitRate: 96_000)
+    #expect(audio.codec == "opus")
+    #expect(audio.ffmpegArguments == ["-c:a", "libopus", "-b:a", "96k"])
+    for platform in PlatformDatabase.all { #expect(platform.transcode.video.level == nil) }
   }
 }
