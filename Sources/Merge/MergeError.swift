@@ -4,7 +4,7 @@ import AV
 import MediaProbe
 
 /// Why a merge could not be planned, run or delivered. Each case has a stable `code` for scripts.
-public enum MergeError: Error, Sendable, Equatable {
+public enum MergeError: ToolError, Equatable {
   /// A clip could not be probed; the code is the probe's (`not_found`, `truncated`, ...).
   case input(path: String, ProbeError)
   /// The clips cannot be merged as asked: a clip without a video stream, or `--copy` with clips
@@ -31,6 +31,15 @@ public enum MergeError: Error, Sendable, Equatable {
   /// `--timeout` ran out (probing, rendering or checking); the merge was stopped, nothing was
   /// written.
   case timeout(seconds: Double)
+
+  /// The failure underneath: the probe's or the output file's cause.
+  public var cause: ErrorCause? {
+    switch self {
+    case .input(_, let error): error.cause
+    case .output(_, let error): error.cause
+    default: nil
+    }
+  }
 
   /// The stable machine-readable code.
   public var code: String {

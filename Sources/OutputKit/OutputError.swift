@@ -1,3 +1,4 @@
+import MediaCore
 #if canImport(Glibc)
   import Glibc
 #else
@@ -27,7 +28,7 @@ public struct OutputError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// Why an output could not be written. Each case has a stable `code`, which every tool reports
 /// as it is (media2wav, mediamerge, and what comes after them).
-public enum OutputFileError: Error, Sendable, Equatable {
+public enum OutputFileError: ToolError, Equatable {
   /// The output exists and overwriting was not asked for (`output_exists`).
   case exists(String)
   /// The output exists and is not a regular file (a block device, a socket, a symbolic link):
@@ -59,11 +60,16 @@ public enum OutputFileError: Error, Sendable, Equatable {
   }
 
   /// The system call's failure underneath, when there is one.
-  public var cause: OutputError? {
+  public var failure: OutputError? {
     if case .write(let error) = self { return error }
     return nil
   }
 
+  /// The `errno` underneath a write error.
+  public var cause: ErrorCause? {
+    failure.map { ErrorCause(domain: .posix, code: $0.code, description: $0.description) }
+  }
+
   /// The reader of standard output went away (EPIPE).
-  public var isBrokenPipe: Bool { cause?.isBrokenPipe ?? false }
+  public var isBrokenPipe: Bool { failure?.isBrokenPipe ?? false }
 }

@@ -143,7 +143,7 @@ package final class AudioSource {
     do {
       decoder = try stream.openDecoder(threads: 1)
     } catch {
-      throw .decoder(error.message)
+      throw .decoder(error.message, error)
     }
     if let mismatch = input.formatMismatch {
       warn(

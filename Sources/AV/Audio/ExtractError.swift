@@ -3,15 +3,16 @@ import AV
 import OutputKit
 
 /// Why an extraction failed. Each case has a stable `code` for scripts.
-public enum ExtractError: Error, Sendable, Equatable {
+public enum ExtractError: ToolError, Equatable {
   /// The input could not be opened (the probe codes: not_found, unrecognized_format, ...).
   case input(ProbeError)
   /// The input has no audio stream.
   case noAudioStream
   /// `--stream` or `--language` named no audio stream.
   case streamNotFound(String)
-  /// The audio stream's codec has no decoder, or the decoder failed to open.
-  case decoder(String)
+  /// The audio stream's codec has no decoder, or the decoder failed to open (the FFmpeg error
+  /// kept).
+  case decoder(String, FFmpegError? = nil)
   /// libswresample could not convert the decoded samples (for example, a frame changed
   /// mid-stream to a channel count with no layout, which cannot be mixed to the output's).
   /// Reported as `decoder_error`; the FFmpeg error is kept.
@@ -48,13 +49,25 @@ public enum ExtractError: Error, Sendable, Equatable {
     case .input(let error): error.message
     case .noAudioStream: "the input has no audio stream"
     case .streamNotFound(let what): "no audio stream \(what)"
-    case .decoder(let detail): "cannot decode the audio: \(detail)"
+    case .decoder(let detail, _): "cannot decode the audio: \(detail)"
     case .conversion(let detail, let error):
       "cannot convert the audio: \(detail) (\(error.message))"
     case .noDecodableAudio(let detail): "no decodable audio: \(detail)"
     case .output(let error): error.message
     case .invalidOption(let detail): detail
     case .interrupted: "interrupted; the partial output was removed"
+    }
+  }
+
+  /// The failure underneath: the decoder's or converter's FFmpeg error, the output's `errno`, or
+  /// the input's cause.
+  public var cause: ErrorCause? {
+    switch self {
+    case .input(let error): error.cause
+    case .decoder(_, let error): error?.cause
+    case .conversion(_, let error): error.cause
+    case .output(let error): error.cause
+    default: nil
     }
   }
 

@@ -70,3 +70,8 @@ extension String {
     self.init(decoding: bytes, as: UTF8.self)
   }
 }
+
+extension FFmpegError {
+  /// This error as the cause of a tool's error.
+  package var cause: ErrorCause { ErrorCause(domain: .ffmpeg, code: code, description: message) }
+}

@@ -95,7 +95,7 @@ public enum InputOpener {
     case .io(let error):
       if error.code == mt_averror(EACCES) { return .permissionDenied }
       if error.code == mt_averror(ENOENT) { return .notFound }
-      return .readError(detail: error.message)
+      return .readError(detail: error.message, cause: error.cause)
     case .unreadable(let demuxer, let error):
       if demuxer.hasPrefix("mov,"), let image = HEIFImage.read(source) {
         // A still image, not an interrupted recording: FFmpeg 5.1 reads no HEIF (only an AVIF
@@ -113,7 +113,7 @@ public enum InputOpener {
         }
       }
       if error.isEndOfFile { return .truncated(detail: "unexpected end of file") }
-      return .corrupt(demuxer: demuxer, detail: error.message)
+      return .corrupt(demuxer: demuxer, detail: error.message, cause: error.cause)
     }
   }
 

@@ -1,5 +1,5 @@
 /// Why a file could not be probed. Each case has a stable `code` for scripts.
-public enum ProbeError: Error, Sendable, Equatable {
+public enum ProbeError: ToolError, Equatable {
   /// The path does not exist.
   case notFound
   /// The path is a directory, socket or device (directories need `--recursive`).
@@ -16,11 +16,11 @@ public enum ProbeError: Error, Sendable, Equatable {
   /// The file ends before its container says it does (or before its index was written).
   case truncated(detail: String)
   /// A demuxer recognized the format but could not read it.
-  case corrupt(demuxer: String, detail: String)
+  case corrupt(demuxer: String, detail: String, cause: ErrorCause? = nil)
   /// The input is a playlist or list that would open other resources; refused unless allowed.
   case refusedReference(demuxer: String)
   /// Reading failed (an I/O error).
-  case readError(detail: String)
+  case readError(detail: String, cause: ErrorCause? = nil)
   /// The input took longer than its time limit (`--timeout`), or a FIFO or URL delivered nothing.
   case timeout(seconds: Double)
 
@@ -41,6 +41,14 @@ public enum ProbeError: Error, Sendable, Equatable {
     }
   }
 
+  /// The FFmpeg error or `errno` underneath a read error or a corrupt file.
+  public var cause: ErrorCause? {
+    switch self {
+    case .corrupt(_, _, let cause), .readError(_, let cause): cause
+    default: nil
+    }
+  }
+
   /// A sentence for humans.
   public var message: String {
     switch self {
@@ -51,10 +59,10 @@ public enum ProbeError: Error, Sendable, Equatable {
     case .unrecognizedFormat: "not a recognized media format"
     case .unsupportedFormat(let detail): "unsupported format: \(detail)"
     case .truncated(let detail): "the file is truncated: \(detail)"
-    case .corrupt(let demuxer, let detail): "\(demuxer) data could not be read: \(detail)"
+    case .corrupt(let demuxer, let detail, _): "\(demuxer) data could not be read: \(detail)"
     case .refusedReference(let demuxer):
       "refused: \(demuxer) input opens other files or URLs (allow with --allow-references)"
-    case .readError(let detail): "read error: \(detail)"
+    case .readError(let detail, _): "read error: \(detail)"
     case .timeout(let seconds):
       "gave up after \(seconds.formatted) s (the time limit, or nothing arrived from a FIFO or URL)"
     }

@@ -474,7 +474,7 @@ public struct Prober: Sendable {
           verification.readFailed(error)
           break
         }
-        if options.scan { throw .readError(detail: error.message) }
+        if options.scan { throw .readError(detail: error.message, cause: error.cause) }
         break
       }
       let index = packet.streamIndex
