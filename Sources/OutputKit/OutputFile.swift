@@ -1,5 +1,4 @@
 import MediaCore
-import OutputKit
 import Synchronization
 
 #if canImport(Glibc)

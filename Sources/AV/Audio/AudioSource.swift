@@ -2,7 +2,6 @@ import CFFmpeg
 import CFFmpeg.Resample
 import MediaCore
 import OutputKit
-import AV
 
 /// What an `AudioSource` delivers: a sample format and, when given, a rate and a channel count
 /// (otherwise the first decoded frame's).

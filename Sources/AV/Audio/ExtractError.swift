@@ -1,5 +1,4 @@
 import MediaCore
-import AV
 import OutputKit
 
 /// Why an extraction failed. Each case has a stable `code` for scripts.

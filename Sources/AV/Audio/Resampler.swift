@@ -2,7 +2,6 @@ import OutputKit
 import CFFmpeg
 import CFFmpeg.Resample
 import MediaCore
-import AV
 
 /// A channel layout in FFmpeg's native order, kept as its channel count and mask.
 package struct ChannelLayout: Equatable, Sendable {

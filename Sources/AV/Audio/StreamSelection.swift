@@ -1,7 +1,6 @@
 import OutputKit
 import CFFmpeg
 import MediaCore
-import AV
 
 /// Which audio stream to decode.
 public enum StreamChoice: Sendable, Equatable {
