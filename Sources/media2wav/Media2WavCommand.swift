@@ -233,7 +233,9 @@ struct Media2WavCommand: ParsableCommand {
     }
     if let gain, !gain.isFinite { throw ValidationError("--gain must be a number of decibels") }
     try validateAnalysis()
-    let targets = inputs.compactMap(outputPath)
+    // --analyze-only writes nothing: inputs that share a name (tone.m4a, tone.wav) may both be
+    // analysed.
+    let targets = analysis.analyzeOnly ? [] : inputs.compactMap(outputPath)
     if Set(targets).count != targets.count {
       throw ValidationError("two inputs would write the same output file")
     }

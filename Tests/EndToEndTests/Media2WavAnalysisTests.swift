@@ -311,6 +311,24 @@ import Testing
     }
   }
 
+  /// --analyze-only writes no file, so two inputs that would share an output name (tone.m4a
+  /// and tone.wav) are both analysed, and nothing is written beside them.
+  @Test func analyzeOnlyTakesInputsThatShareAName() throws {
+    let directory = try TemporaryDirectory()
+    for name in ["tone.m4a", "tone.wav"] {
+      try FileManager.default.copyItem(
+        atPath: packageRoot.appendingPathComponent("\(fixturesDirectory)/\(name)").path,
+        toPath: directory.path(name))
+    }
+    let result = try run(
+      "media2wav",
+      ["--analyze-only", "--json", directory.path("tone.m4a"), directory.path("tone.wav")])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect((try result.json() as? [Any])?.count == 2)
+    let left = try FileManager.default.contentsOfDirectory(atPath: directory.path("."))
+    #expect(Set(left) == ["tone.m4a", "tone.wav"])
+  }
+
   @Test func usageErrors() throws {
     let input = "\(fixturesDirectory)/tone.m4a"
     for arguments in [
