@@ -144,6 +144,21 @@ public struct SegmentTransform: Codable, Sendable, Equatable {
   public var width: Int
   /// The scaled picture's height.
   public var height: Int
+
+  /// A transform from its parts.
+  public init(
+    rotation: Int, mirrored: Bool, sourceWidth: Int, sourceHeight: Int, x: Int, y: Int,
+    width: Int, height: Int
+  ) {
+    self.rotation = rotation
+    self.mirrored = mirrored
+    self.sourceWidth = sourceWidth
+    self.sourceHeight = sourceHeight
+    self.x = x
+    self.y = y
+    self.width = width
+    self.height = height
+  }
 }
 
 /// A segment's audio.
@@ -193,6 +208,12 @@ public struct AudioPiece: Codable, Sendable, Equatable {
   public var sourceRange: TimeRange
   /// Where it plays on the composition.
   public var compositionRange: TimeRange
+
+  /// A piece from its ranges.
+  public init(sourceRange: TimeRange, compositionRange: TimeRange) {
+    self.sourceRange = sourceRange
+    self.compositionRange = compositionRange
+  }
 }
 
 /// A marker on the composition.
