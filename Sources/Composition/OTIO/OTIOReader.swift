@@ -16,6 +16,8 @@ import MediaCore
 ///   of an audio clip is its fade-in or fade-out);
 /// - a clip's `Marker`s keep their `marked_range.start_time` (in the clip's source time, as
 ///   OTIO defines it);
+/// - `target_url` is a URL: a relative reference is a path relative to the `.otio` file, a
+///   `file:` URL an absolute path, both with their %-escapes decoded (other schemes are refused);
 /// - a media reference's `available_range.start_time` (a source timecode) is taken off the
 ///   clip's times, so `from` counts from the file's start.
 ///
@@ -432,7 +434,11 @@ private struct Reader {
       }
       return decoded
     }
-    return url
+    // A relative URL reference: its path, %-escapes decoded.
+    guard let decoded = percentDecoded(url) else {
+      throw urlNode.invalid("a malformed %-escape in \(url)")
+    }
+    return decoded
   }
 
   func percentDecoded(_ text: String) -> String? {

@@ -175,8 +175,26 @@ private struct Writer {
     .object([
       ("OTIO_SCHEMA", .string("ExternalReference.1")), ("metadata", .object([])),
       ("name", .string("")), ("available_range", .null), ("available_image_bounds", .null),
-      ("target_url", .string(source)),
+      ("target_url", .string(Self.urlReference(source))),
     ])
+  }
+
+  /// A path as a URL reference: relative stays relative, absolute becomes a `file:` URL; `%`,
+  /// spaces, `#`, `?`, controls and non-ASCII bytes %-escaped (an image-sequence pattern's
+  /// `%04d` is `%2504d`).
+  static func urlReference(_ path: String) -> String {
+    var text = path.hasPrefix("/") ? "file://" : ""
+    for byte in path.utf8 {
+      if byte <= 0x20 || byte >= 0x7F || byte == UInt8(ascii: "%") || byte == UInt8(ascii: "#")
+        || byte == UInt8(ascii: "?")
+      {
+        let hex = String(byte, radix: 16, uppercase: true)
+        text += "%" + (hex.count == 1 ? "0" : "") + hex
+      } else {
+        text.unicodeScalars.append(Unicode.Scalar(byte))
+      }
+    }
+    return text
   }
 
   func track(name: String, kind: String, children: [OrderedJSON]) -> OrderedJSON {
