@@ -73,7 +73,8 @@ public struct CompositionResolver: Sendable {
         let d = transition.duration
         if d > previous.length || d > clip.length {
           let (which, length) =
-            d > previous.length ? ("clips[\(index - 1)]", previous.length) : ("this clip", clip.length)
+            d > previous.length
+            ? ("clips[\(index - 1)]", previous.length) : ("this clip", clip.length)
           throw .transitionTooLong(
             location: location,
             message: "the \(transition.type.rawValue) lasts \(d) s, longer than \(which) "
@@ -119,7 +120,9 @@ public struct CompositionResolver: Sendable {
         let volume = document.clips[index].volume ?? .one
         var points: [(ExactNumber, ExactNumber)] = [(start, fadeIn > .zero ? .zero : volume)]
         if fadeIn > .zero { points.append((try exact(start.adding(fadeIn), location), volume)) }
-        if fadeOut > .zero { points.append((try exact(end.subtracting(fadeOut), location), volume)) }
+        if fadeOut > .zero {
+          points.append((try exact(end.subtracting(fadeOut), location), volume))
+        }
         points.append((end, fadeOut > .zero ? .zero : volume))
         audio = SegmentAudio(volume: volume.rational, gain: Self.envelope(points))
       }
@@ -156,7 +159,8 @@ public struct CompositionResolver: Sendable {
         let offset = try exact(marker.at.subtracting(clip.from), location)
         let time = try exact(starts[index].adding(offset), location)
         markers.append(
-          PlannedMarker(name: marker.name, clip: index, sourceTime: marker.at.time, time: time.time))
+          PlannedMarker(name: marker.name, clip: index, sourceTime: marker.at.time, time: time.time)
+        )
       }
     }
     markers.sort { $0.time < $1.time }
@@ -285,7 +289,9 @@ public struct CompositionResolver: Sendable {
   func render(_ document: CompositionDocument, _ clips: [ResolvedClip]) throws(CompositionError)
     -> CompositionRender
   {
-    let moving = clips.enumerated().filter { $0.element.kind == .video || $0.element.kind == .sequence }
+    let moving = clips.enumerated().filter {
+      $0.element.kind == .video || $0.element.kind == .sequence
+    }
     let stills = clips.enumerated().filter { $0.element.kind == .still }
     let deciding = moving.isEmpty ? stills : moving
     var width: Int

@@ -335,7 +335,8 @@ public struct Color: Codable, Sendable, Equatable, Hashable, CustomStringConvert
 
   /// `#rrggbb`, lower case.
   public var description: String {
-    "#" + [red, green, blue].map { $0 < 16 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
+    "#"
+      + [red, green, blue].map { $0 < 16 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
       .joined()
   }
 
@@ -413,7 +414,8 @@ extension CompositionDocument {
       .invalidComposition(location: path, message: message)
     }
     guard version == Self.currentVersion else {
-      throw fail("version", "version \(version) is not one this tool reads (\(Self.currentVersion))")
+      throw fail(
+        "version", "version \(version) is not one this tool reads (\(Self.currentVersion))")
     }
     guard !clips.isEmpty else { throw fail("clips", "a composition needs at least one clip") }
     if let fps, fps <= .zero || fps > ExactNumber(1000) {
@@ -439,7 +441,8 @@ extension CompositionDocument {
         }
         if transition.duration <= .zero {
           throw fail(
-            "\(path).transition.duration", "\(transition.duration) s is not a duration (more than 0)")
+            "\(path).transition.duration",
+            "\(transition.duration) s is not a duration (more than 0)")
         }
       }
       for (number, marker) in (clip.markers ?? []).enumerated() where marker.at < .zero {
@@ -490,6 +493,51 @@ extension CompositionDocument {
         }
         previousEnd = end
       }
+    }
+  }
+}
+
+/// The two layouts a composition is read from and written as.
+public enum CompositionFormat: String, Sendable, CaseIterable {
+  /// This tool's JSON document (`schemas/mediamerge-composition.schema.json`).
+  case json
+  /// OpenTimelineIO's JSON (`.otio`).
+  case otio
+
+  /// The layout of `bytes` read from `path`: `otio` for a `.otio` file or a JSON object whose
+  /// first key is `OTIO_SCHEMA` (a timeline on standard input), else `json`.
+  public static func detect(path: String?, bytes: [UInt8]) -> CompositionFormat {
+    if let path, path.lowercased().hasSuffix(".otio") { return .otio }
+    let text = bytes.prefix(256).drop { [0x20, 0x0A, 0x0D, 0x09, 0x7B].contains($0) }
+    return text.starts(with: Array("\"OTIO_SCHEMA\"".utf8)) ? .otio : .json
+  }
+}
+
+extension CompositionDocument {
+  /// A composition of whole clips played one after another, as `mediamerge A B C` makes (the
+  /// document `--print-composition` starts from).
+  public static func wholeClips(_ sources: [String]) -> CompositionDocument {
+    CompositionDocument(clips: sources.map { Clip(source: $0) })
+  }
+
+  /// Reads a composition in either layout (`format` nil: `CompositionFormat.detect`).
+  ///
+  /// - Throws: `CompositionError` (`invalid_composition`, `unsupported_timeline`).
+  public static func read(_ bytes: [UInt8], path: String? = nil, format: CompositionFormat? = nil)
+    throws(CompositionError) -> CompositionDocument
+  {
+    switch format ?? CompositionFormat.detect(path: path, bytes: bytes) {
+    case .json: try decode(json: bytes)
+    case .otio: try OTIOReader.read(bytes)
+    }
+  }
+
+  /// The document in `format`: this tool's JSON as it holds it, or OTIO from its resolved `plan`
+  /// (OTIO needs every clip's range, which only resolution knows).
+  public func written(as format: CompositionFormat, plan: CompositionPlan) -> [UInt8] {
+    switch format {
+    case .json: encodedJSON()
+    case .otio: OTIOWriter.write(self, plan: plan)
     }
   }
 }

@@ -63,7 +63,8 @@ import Testing
     let minimal = try document(#"{"version": 1, "clips": [{"source": "a.mp4"}]}"#)
     #expect(
       String(decoding: minimal.encodedJSON(), as: UTF8.self)
-        == "{\n  \"clips\" : [\n    {\n      \"source\" : \"a.mp4\"\n    }\n  ],\n  \"version\" : 1\n}")
+        == "{\n  \"clips\" : [\n    {\n      \"source\" : \"a.mp4\"\n    }\n  ],\n  \"version\" : 1\n}"
+    )
   }
 
   @Test func exactNumbers() {
@@ -151,14 +152,32 @@ import Testing
   @Test func wrongTypesNameThePath() throws {
     for (text, path, expected) in [
       (#"{"version": 1, "clips": [{"source": 3}]}"#, "clips[0].source", "expected a string"),
-      (#"{"version": 1, "clips": [{"source": "a", "volume": "loud"}]}"#, "clips[0].volume", "not a number"),
+      (
+        #"{"version": 1, "clips": [{"source": "a", "volume": "loud"}]}"#, "clips[0].volume",
+        "not a number"
+      ),
       (#"{"version": 1, "clips": {"source": "a"}}"#, "clips", "expected an array"),
-      (#"{"version": 1, "clips": [{"source": "a"}], "audio": [{"source": "m", "loop": 1}]}"#, "audio[0].loop", "true or false"),
+      (
+        #"{"version": 1, "clips": [{"source": "a"}], "audio": [{"source": "m", "loop": 1}]}"#,
+        "audio[0].loop", "true or false"
+      ),
       (#"{"version": 1, "clips": [{"source": "a"}], "size": "1281x720"}"#, "size", "even numbers"),
-      (#"{"version": 1, "clips": [{"source": "a"}], "fit": "fill"}"#, "fit", "contain, cover, stretch"),
-      (##"{"version": 1, "clips": [{"source": "a"}], "background": "black"}"##, "background", "#rrggbb"),
-      (#"{"version": 1, "clips": [{"source": "a", "transition": {"type": "spin", "duration": 1}}]}"#, "clips[0].transition.type", "unknown transition"),
-      (#"{"version": 1, "clips": [{"source": "a"}, {"source": "b", "transition": {"type": "fade"}}]}"#, "clips[1].transition.duration", "missing"),
+      (
+        #"{"version": 1, "clips": [{"source": "a"}], "fit": "fill"}"#, "fit",
+        "contain, cover, stretch"
+      ),
+      (
+        ##"{"version": 1, "clips": [{"source": "a"}], "background": "black"}"##, "background",
+        "#rrggbb"
+      ),
+      (
+        #"{"version": 1, "clips": [{"source": "a", "transition": {"type": "spin", "duration": 1}}]}"#,
+        "clips[0].transition.type", "unknown transition"
+      ),
+      (
+        #"{"version": 1, "clips": [{"source": "a"}, {"source": "b", "transition": {"type": "fade"}}]}"#,
+        "clips[1].transition.duration", "missing"
+      ),
       (#"{"clips": [{"source": "a"}]}"#, "version", "missing"),
       (#"{"version": 1}"#, "clips", "missing"),
     ] {
@@ -173,18 +192,36 @@ import Testing
     for (text, path) in [
       (#"{"version": 2, "clips": [{"source": "a"}]}"#, "version"),
       (#"{"version": 1, "clips": []}"#, "clips"),
-      (#"{"version": 1, "clips": [{"source": "a", "transition": {"type": "fade", "duration": 1}}]}"#, "clips[0].transition"),
-      (#"{"version": 1, "clips": [{"source": "a"}, {"source": "b", "transition": {"type": "fade", "duration": 0}}]}"#, "clips[1].transition.duration"),
+      (
+        #"{"version": 1, "clips": [{"source": "a", "transition": {"type": "fade", "duration": 1}}]}"#,
+        "clips[0].transition"
+      ),
+      (
+        #"{"version": 1, "clips": [{"source": "a"}, {"source": "b", "transition": {"type": "fade", "duration": 0}}]}"#,
+        "clips[1].transition.duration"
+      ),
       (#"{"version": 1, "clips": [{"source": "a", "from": -1}]}"#, "clips[0].from"),
       (#"{"version": 1, "clips": [{"source": "a", "volume": -0.5}]}"#, "clips[0].volume"),
       (#"{"version": 1, "clips": [{"to": 2}]}"#, "clips[0]"),
       (#"{"version": 1, "clips": [{"duration": 2, "from": 1}]}"#, "clips[0].from"),
       (#"{"version": 1, "fps": 0, "clips": [{"source": "a"}]}"#, "fps"),
       (#"{"version": 1, "clips": [{"source": "a", "fps": 0}]}"#, "clips[0].fps"),
-      (#"{"version": 1, "clips": [{"source": "a", "markers": [{"at": -1, "name": "x"}]}]}"#, "clips[0].markers[0].at"),
-      (#"{"version": 1, "clips": [{"source": "a"}], "audio": [{"source": "m", "fade_out": -1}]}"#, "audio[0].fade_out"),
-      (#"{"version": 1, "clips": [{"source": "a"}], "audio": [{"source": "m", "ramps": [{"at": 5, "duration": 2, "to": 1}, {"at": 6, "duration": 1, "to": 0}]}]}"#, "audio[0].ramps[1].at"),
-      (#"{"version": 1, "clips": [{"source": "a", "to": "1/3000000000000000000000"}]}"#, "clips[0].to"),
+      (
+        #"{"version": 1, "clips": [{"source": "a", "markers": [{"at": -1, "name": "x"}]}]}"#,
+        "clips[0].markers[0].at"
+      ),
+      (
+        #"{"version": 1, "clips": [{"source": "a"}], "audio": [{"source": "m", "fade_out": -1}]}"#,
+        "audio[0].fade_out"
+      ),
+      (
+        #"{"version": 1, "clips": [{"source": "a"}], "audio": [{"source": "m", "ramps": [{"at": 5, "duration": 2, "to": 1}, {"at": 6, "duration": 1, "to": 0}]}]}"#,
+        "audio[0].ramps[1].at"
+      ),
+      (
+        #"{"version": 1, "clips": [{"source": "a", "to": "1/3000000000000000000000"}]}"#,
+        "clips[0].to"
+      ),
     ] {
       let error = try #require(decodingError(text), "\(text)")
       #expect(error.code == "invalid_composition")
@@ -197,5 +234,21 @@ import Testing
     let text = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
     let error = try #require(decodingError(text))
     #expect(error.message.contains("nested more than"))
+  }
+}
+
+@Suite struct FormatTests {
+  @Test func layoutsAreDetected() throws {
+    let otio = Array(#"  {"OTIO_SCHEMA": "Timeline.1"}"#.utf8)
+    #expect(CompositionFormat.detect(path: "-", bytes: otio) == .otio)
+    #expect(CompositionFormat.detect(path: "cut.OTIO", bytes: []) == .otio)
+    #expect(
+      CompositionFormat.detect(path: "doc.json", bytes: Array(#"{"version": 1}"#.utf8)) == .json)
+    let whole = CompositionDocument.wholeClips(["a.mp4", "b.mp4"])
+    #expect(try CompositionDocument.read(whole.encodedJSON(), path: "doc.json") == whole)
+    // An OTIO file read as our JSON is refused as unknown keys, not misread.
+    #expect(throws: CompositionError.self) {
+      try CompositionDocument.read(otio, format: .json)
+    }
   }
 }

@@ -14,16 +14,16 @@ import Testing
   /// The timelines, built once per run into a temporary folder.
   nonisolated(unsafe) static let built:
     Result<(folder: TemporaryFolder, oracle: [[String: Any]]), any Error> = Result {
-    let folder = try TemporaryFolder()
-    let made = try run("Scripts/test-python", [oracle, "make", folder.url.path])
-    guard made.status == 0 else { throw OracleFailed(message: made.stderr) }
-    let files = ["dissolves.otio", "ntsc.otio", "edl.otio"].map(folder.path)
-    let ranges = try run("Scripts/test-python", [oracle, "ranges"] + files)
-    guard ranges.status == 0,
-      let parsed = try JSONSerialization.jsonObject(with: ranges.stdout) as? [[String: Any]]
-    else { throw OracleFailed(message: ranges.stderr) }
-    return (folder, parsed)
-  }
+      let folder = try TemporaryFolder()
+      let made = try run("Scripts/test-python", [oracle, "make", folder.url.path])
+      guard made.status == 0 else { throw OracleFailed(message: made.stderr) }
+      let files = ["dissolves.otio", "ntsc.otio", "edl.otio"].map(folder.path)
+      let ranges = try run("Scripts/test-python", [oracle, "ranges"] + files)
+      guard ranges.status == 0,
+        let parsed = try JSONSerialization.jsonObject(with: ranges.stdout) as? [[String: Any]]
+      else { throw OracleFailed(message: ranges.stderr) }
+      return (folder, parsed)
+    }
 
   struct OracleFailed: Error { var message: String }
 
@@ -36,8 +36,7 @@ import Testing
     throw FakeNotFound(path: path)
   }
 
-  static func read(_ name: String) throws -> (CompositionDocument, CompositionPlan, [String: Any])
-  {
+  static func read(_ name: String) throws -> (CompositionDocument, CompositionPlan, [String: Any]) {
     let built = try OTIOTests.built.get()
     let bytes = try Data(contentsOf: built.folder.url.appendingPathComponent(name))
     let document = try OTIOReader.read(Array(bytes))
@@ -78,7 +77,9 @@ import Testing
           close(segment.sourceRange.end, source[0] + source[1] - available + handles[1]),
           "\(label)")
       }
-      #expect((segment.kind == .gap) == (item["schema"] as? String == "Gap" || item["enabled"] as? Bool == false))
+      #expect(
+        (segment.kind == .gap)
+          == (item["schema"] as? String == "Gap" || item["enabled"] as? Bool == false))
       for marker in item["markers"] as! [[String: Any]] {
         let (name, time) = (marker["name"] as! String, marker["time"] as! Double)
         if segment.compositionRange.start.seconds - 1e-9 <= time
@@ -103,14 +104,16 @@ import Testing
     // By construction: 8 + 6 + 1 + 4 + 1.5 + 2 s on the track, the transitions inside it.
     #expect(plan.duration == t("22.5"))
     #expect(plan.segments.map(\.kind) == [.video, .video, .gap, .video, .gap, .video])
-    #expect(plan.transitions.map(\.range) == [
-      TimeRange(start: t("7.5"), end: t("8.5")), TimeRange(start: t("15"), end: t("16")),
-    ])
+    #expect(
+      plan.transitions.map(\.range) == [
+        TimeRange(start: t("7.5"), end: t("8.5")), TimeRange(start: t("15"), end: t("16")),
+      ])
     #expect(plan.transitions.map(\.type) == [.crossfade, .crossfade])
     // URLs: a relative one as written (percent-decoded), a file: URL's path.
-    #expect(document.clips.compactMap(\.source) == [
-      "media/a.mp4", "media/b.mp4", "media/c d.mp4", "/abs/media/e.mp4",
-    ])
+    #expect(
+      document.clips.compactMap(\.source) == [
+        "media/a.mp4", "media/b.mp4", "media/c d.mp4", "/abs/media/e.mp4",
+      ])
     // OTIO's video clips carry no sound: volume 0.
     #expect(plan.segments.compactMap(\.audio).allSatisfy { $0.volume == Rational(0, 1) })
     // The music: its range on the track (2 s after the gap), its fade-out the dissolve into the
@@ -136,7 +139,8 @@ import Testing
     // 300 + 301 frames, the 30-frame dissolve inside the track: 601 frames of 1001/30000 s.
     #expect(plan.duration == MediaTime(value: 601 * 1001, timescale: 30000))
     #expect(plan.segments[1].sourceRange.start == MediaTime(value: 15 * 1001, timescale: 30000))
-    #expect(plan.markers.first?.time == MediaTime(value: (300 - 15 + 100 - 15) * 1001, timescale: 30000))
+    #expect(
+      plan.markers.first?.time == MediaTime(value: (300 - 15 + 100 - 15) * 1001, timescale: 30000))
   }
 
   /// A CMX 3600 EDL (record timecode from 01:00:00:00), converted by the reference adapter.
@@ -162,11 +166,15 @@ import Testing
       ("warp", "tracks.children[0].children[1].effects[0]", "time warp"),
       ("nested", "tracks.children[0].children[1]", "nested stack"),
       ("two-video", "tracks.children[1]", "second video track"),
-      ("missing", "tracks.children[0].children[1].media_references.DEFAULT_MEDIA", "MissingReference"),
+      (
+        "missing", "tracks.children[0].children[1].media_references.DEFAULT_MEDIA",
+        "MissingReference"
+      ),
       ("track-marker", "tracks.children[0].markers[0]", "markers on a track"),
       ("url", "tracks.children[0].children[1].media_references.DEFAULT_MEDIA.target_url", "https"),
     ] {
-      let bytes = try Data(contentsOf: built.folder.url.appendingPathComponent("unsupported-\(name).otio"))
+      let bytes = try Data(
+        contentsOf: built.folder.url.appendingPathComponent("unsupported-\(name).otio"))
       do {
         _ = try OTIOReader.read(Array(bytes))
         Issue.record("\(name): read")

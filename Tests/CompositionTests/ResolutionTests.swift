@@ -32,12 +32,14 @@ import Testing
     let plan = try resolver(["a.mp4": Self.eight, "b.mp4": Self.eight, "c.mp4": Self.six])
       .resolve(doc)
     #expect(plan.duration == t("20"))
-    #expect(plan.segments.map(\.compositionRange) == [
-      Self.range("0", "8"), Self.range("7", "15"), Self.range("14", "20"),
-    ])
-    #expect(plan.segments.map(\.sourceRange) == [
-      Self.range("0", "8"), Self.range("0", "8"), Self.range("0", "6"),
-    ])
+    #expect(
+      plan.segments.map(\.compositionRange) == [
+        Self.range("0", "8"), Self.range("7", "15"), Self.range("14", "20"),
+      ])
+    #expect(
+      plan.segments.map(\.sourceRange) == [
+        Self.range("0", "8"), Self.range("0", "8"), Self.range("0", "6"),
+      ])
     #expect(plan.transitions.map(\.range) == [Self.range("7", "8"), Self.range("14", "15")])
     #expect(plan.transitions.map(\.from) == [0, 1] && plan.transitions.map(\.to) == [1, 2])
     // The clip audio cross-fades over the same overlaps, linear in gain.
@@ -150,9 +152,10 @@ import Testing
     ]).resolve(doc)
     #expect(plan.audio.count == 2)
     #expect(plan.audio[0].compositionRange == Self.range("2", "10"))
-    #expect(plan.audio[0].pieces == [
-      AudioPiece(sourceRange: Self.range("0", "8"), compositionRange: Self.range("2", "10"))
-    ])
+    #expect(
+      plan.audio[0].pieces == [
+        AudioPiece(sourceRange: Self.range("0", "8"), compositionRange: Self.range("2", "10"))
+      ])
     #expect(Self.points(plan.audio[0].gain) == ["2@0/1", "3@1/1", "9@1/1", "10@0/1"])
     #expect(plan.audio[1].compositionRange == Self.range("1", "3.5"))
     #expect(plan.audio[1].sourceRange == Self.range("0.5", "3"))
@@ -189,12 +192,22 @@ import Testing
       "a.mp4": Self.landscape, "long.m4a": SourceFacts.audio(duration: t("60")),
     ]
     for (json, location) in [
-      (#"{"source": "long.m4a", "fade_in": 3, "ramps": [{"at": 2, "duration": 1, "to": 0}]}"#, "audio[0].ramps[0].at"),
-      (#"{"source": "long.m4a", "fade_out": 3, "ramps": [{"at": 6, "duration": 2, "to": 0}]}"#, "audio[0].ramps[0]"),
+      (
+        #"{"source": "long.m4a", "fade_in": 3, "ramps": [{"at": 2, "duration": 1, "to": 0}]}"#,
+        "audio[0].ramps[0].at"
+      ),
+      (
+        #"{"source": "long.m4a", "fade_out": 3, "ramps": [{"at": 6, "duration": 2, "to": 0}]}"#,
+        "audio[0].ramps[0]"
+      ),
       (#"{"source": "long.m4a", "fade_in": 6, "fade_out": 5}"#, "audio[0]"),
-      (#"{"source": "long.m4a", "at": 2, "ramps": [{"at": 1, "duration": 1, "to": 0}]}"#, "audio[0].ramps[0].at"),
+      (
+        #"{"source": "long.m4a", "at": 2, "ramps": [{"at": 1, "duration": 1, "to": 0}]}"#,
+        "audio[0].ramps[0].at"
+      ),
     ] {
-      let doc = try document(#"{"version": 1, "clips": [{"source": "a.mp4"}], "audio": ["# + json + "]}")
+      let doc = try document(
+        #"{"version": 1, "clips": [{"source": "a.mp4"}], "audio": ["# + json + "]}")
       #expect {
         try resolver(sources).resolve(doc)
       } throws: { error in
@@ -296,9 +309,12 @@ import Testing
     }
     let plan = try resolver.resolve(
       CompositionDocument(
-        clips: [Clip(source: "clips/a.mp4"), Clip(source: "/abs/b.mp4"), Clip(source: "clips/a.mp4")],
+        clips: [
+          Clip(source: "clips/a.mp4"), Clip(source: "/abs/b.mp4"), Clip(source: "clips/a.mp4"),
+        ],
         audio: [AudioTrack(source: "m.m4a")]))
-    #expect(plan.segments.map(\.path) == ["/work/doc/clips/a.mp4", "/abs/b.mp4", "/work/doc/clips/a.mp4"])
+    #expect(
+      plan.segments.map(\.path) == ["/work/doc/clips/a.mp4", "/abs/b.mp4", "/work/doc/clips/a.mp4"])
     #expect(plan.segments.map(\.source) == ["clips/a.mp4", "/abs/b.mp4", "clips/a.mp4"])
     #expect(plan.audio.first?.path == "/work/doc/m.m4a")
     #expect(asked.paths == ["/work/doc/clips/a.mp4", "/abs/b.mp4", "/work/doc/m.m4a"])
@@ -339,8 +355,14 @@ import Testing
         #"{"source": "a.mp4"}, {"source": "b.mp4", "transition": {"type": "crossfade", "duration": 4}}, {"source": "a.mp4", "transition": {"type": "crossfade", "duration": 3}}"#,
         "", "transition_too_long", "clips[2].transition"
       ),
-      (#"{"source": "a.mp4"}"#, #"{"source": "song.m4a", "to": 4}"#, "clip_past_source_end", "audio[0].to"),
-      (#"{"source": "a.mp4"}"#, #"{"source": "song.m4a", "from": 3}"#, "source_range_invalid", "audio[0]"),
+      (
+        #"{"source": "a.mp4"}"#, #"{"source": "song.m4a", "to": 4}"#, "clip_past_source_end",
+        "audio[0].to"
+      ),
+      (
+        #"{"source": "a.mp4"}"#, #"{"source": "song.m4a", "from": 3}"#, "source_range_invalid",
+        "audio[0]"
+      ),
     ]
     for (clips, audio, code, location) in cases {
       let doc = try document(

@@ -195,7 +195,8 @@ private struct Reader {
     }
     try refuseExtras(stack, what: "the stack")
     var settings: MediatoolsClipMetadata?
-    if let metadata = try root.optional("metadata"), let ours = try metadata.optional("mediatools") {
+    if let metadata = try root.optional("metadata"), let ours = try metadata.optional("mediatools")
+    {
       settings = try ours.decode(MediatoolsClipMetadata.self)
     }
 
@@ -246,7 +247,8 @@ private struct Reader {
   func refuseExtras(_ node: Node, what: String) throws(CompositionError) {
     if let effects = try node.optional("effects"), let first = try effects.array().first {
       throw first.unsupported(
-        "effects on \(what) are not supported (\(try first.optional("OTIO_SCHEMA")?.string() ?? "an effect"))")
+        "effects on \(what) are not supported (\(try first.optional("OTIO_SCHEMA")?.string() ?? "an effect"))"
+      )
     }
     if let markers = try node.optional("markers"), let first = try markers.array().first {
       throw first.unsupported(
@@ -274,17 +276,22 @@ private struct Reader {
         }
         let inOffset = try time(try child.required("in_offset"))
         let outOffset = try time(try child.required("out_offset"))
-        guard inOffset >= .zero, outOffset >= .zero, try exact(inOffset.adding(outOffset), child.location) > .zero
+        guard inOffset >= .zero, outOffset >= .zero,
+          try exact(inOffset.adding(outOffset), child.location) > .zero
         else { throw child.invalid("a transition needs positive offsets") }
         pending = (child, try transitionType(child), inOffset, outOffset)
         _ = previous
       case "Clip", "Gap":
         try refuseExtras(child, what: "a \(schema.lowercased())", markersAllowed: true)
         var item = try self.item(child, schema: schema, start: cursor)
-        cursor = try exact(cursor.adding(try exact(item.to.subtracting(item.from), child.location)), child.location)
+        cursor = try exact(
+          cursor.adding(try exact(item.to.subtracting(item.from), child.location)), child.location)
         if let transition = pending {
           item.head = transition.inOffset
-          item.transitionIn = (transition.type, try exact(transition.inOffset.adding(transition.outOffset), transition.node.location))
+          item.transitionIn = (
+            transition.type,
+            try exact(transition.inOffset.adding(transition.outOffset), transition.node.location)
+          )
           items[items.count - 1].tail = transition.outOffset
           items[items.count - 1].transitionOut = item.transitionIn?.duration
           pending = nil

@@ -147,7 +147,8 @@ private struct Writer {
 
   func marker(_ marker: Marker) -> OrderedJSON {
     .object([
-      ("OTIO_SCHEMA", .string("Marker.2")), ("metadata", .object([])), ("name", .string(marker.name)),
+      ("OTIO_SCHEMA", .string("Marker.2")), ("metadata", .object([])),
+      ("name", .string(marker.name)),
       ("color", .string("RED")),
       ("marked_range", timeRange(start: marker.at, duration: .zero)), ("comment", .string("")),
     ])
@@ -228,10 +229,16 @@ private struct Writer {
         video.append(
           .object([
             ("OTIO_SCHEMA", .string("Transition.1")),
-            ("metadata", type == .crossfade ? .object([]) : metadata([("type", .string(type.rawValue))])),
+            (
+              "metadata",
+              type == .crossfade ? .object([]) : metadata([("type", .string(type.rawValue))])
+            ),
             ("name", .string(type.rawValue)),
             ("in_offset", rationalTime(.zero)), ("out_offset", rationalTime(transition.duration)),
-            ("transition_type", .string(type == .crossfade ? "SMPTE_Dissolve" : "Custom_Transition")),
+            (
+              "transition_type",
+              .string(type == .crossfade ? "SMPTE_Dissolve" : "Custom_Transition")
+            ),
           ]))
       }
       let length = to.subtracting(from) ?? .zero
@@ -304,7 +311,8 @@ private struct Writer {
       (
         "tracks",
         .object([
-          ("OTIO_SCHEMA", .string("Stack.1")), ("metadata", .object([])), ("name", .string("tracks")),
+          ("OTIO_SCHEMA", .string("Stack.1")), ("metadata", .object([])),
+          ("name", .string("tracks")),
           ("source_range", .null), ("effects", .array([])), ("markers", .array([])),
           ("enabled", .bool(true)), ("color", .null), ("children", .array(tracks)),
         ])
