@@ -1,5 +1,6 @@
 import Composition
 import Foundation
+import MediaCore
 import Testing
 
 /// The committed JSON Schema (schemas/mediamerge-composition.schema.json) and the strict reader
@@ -44,5 +45,36 @@ import Testing
     #expect(throws: CompositionError.self, "\(file): the reader accepts it") {
       try CompositionDocument.decode(json: Array(bytes))
     }
+  }
+
+  /// The plan of each valid example (its sources made up) is valid against the plan schema.
+  @Test func plansMatchTheirSchema() throws {
+    let facts: SourceFactsProvider = { path in
+      if path.hasSuffix(".png") { return .image(width: 1920, height: 1080, rotation: 90) }
+      if path.hasSuffix(".jpg") { return .imageSequence(frames: 48, width: 640, height: 480) }
+      if path.hasSuffix(".m4a") || path.hasSuffix(".wav") { return .audio(duration: t("30")) }
+      return .video(duration: t("10"), width: 1280, height: 720, frameRate: Rational(25, 1))
+    }
+    let folder = try TemporaryFolder()
+    var written: [String] = []
+    for file in try Self.examples("valid") {
+      let bytes = try Data(contentsOf: packageRoot.appendingPathComponent(file))
+      let plan = try CompositionResolver(baseDirectory: "/media", facts: facts)
+        .resolve(try CompositionDocument.decode(json: Array(bytes)))
+      let path = folder.path((file as NSString).lastPathComponent)
+      try MediaToolsJSONEncoder().encode(plan).write(to: URL(fileURLWithPath: path))
+      written.append(path)
+    }
+    let result = try run(
+      "python3",
+      ["Scripts/validate-json.py", "schemas/mediamerge-composition-plan.schema.json"] + written)
+    #expect(result.status == 0, "\(result.stderr)")
+    // And the schema is not vacuous: a plan with a misspelt key fails it.
+    let bad = folder.path("bad.json")
+    try Data(#"{"schema_version": 1, "duraton": 1}"#.utf8).write(to: URL(fileURLWithPath: bad))
+    let refused = try run(
+      "python3",
+      ["Scripts/validate-json.py", "schemas/mediamerge-composition-plan.schema.json", bad])
+    #expect(refused.status == 1)
   }
 }
