@@ -424,3 +424,30 @@ extension SourceFacts {
     return copy
   }
 }
+
+@Suite struct ScaleTests {
+  /// 500 clips of 1001/30000-based lengths with crossfades: exact to the tick, each source
+  /// probed once, quickly.
+  @Test func fiveHundredClips() throws {
+    let facts = SourceFacts.video(
+      duration: MediaTime(value: 60060, timescale: 30000), width: 1280, height: 720,
+      frameRate: Rational(30000, 1001))
+    var clips: [Clip] = []
+    for index in 0..<500 {
+      clips.append(
+        Clip(
+          source: "clip\(index % 7).mp4", from: n("1001/30000"),
+          transition: index == 0
+            ? nil : Transition(type: .crossfade, duration: n("1001/3000"))))
+    }
+    let sources = Dictionary(uniqueKeysWithValues: (0..<7).map { ("clip\($0).mp4", facts) })
+    let clock = ContinuousClock()
+    let start = clock.now
+    let plan = try resolver(sources).resolve(CompositionDocument(clips: clips))
+    #expect(clock.now - start < .seconds(2))
+    // Each clip plays 60060 - 1001 ticks; 499 transitions of 10010 ticks overlap.
+    #expect(plan.duration == MediaTime(value: 500 * 59059 - 499 * 10010, timescale: 30000))
+    #expect(plan.segments.count == 500 && plan.transitions.count == 499)
+    #expect(plan.segments.last?.compositionRange.end == plan.duration)
+  }
+}
