@@ -18,6 +18,7 @@ let package = Package(
     .library(name: "Compatibility", targets: ["Compatibility"]),
     .library(name: "AudioExtract", targets: ["AudioExtract"]),
     .library(name: "Merge", targets: ["Merge"]),
+    .library(name: "Composition", targets: ["Composition"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
@@ -82,13 +83,20 @@ let package = Package(
       name: "AudioExtract",
       dependencies: ["MediaCore", "OutputKit", "AV", "CEBUR128"],
       swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+    // The composition document (mediamerge --composition): the model (Codable, strict JSON with
+    // paths, exact times), its resolution into a plan (timeline, transitions, gain envelopes,
+    // markers), the render rules shared with Merge, and OpenTimelineIO in and out. No FFmpeg:
+    // the sources' facts come from the caller, so it is tested without media.
+    .target(name: "Composition", dependencies: ["MediaCore"]),
     // Joining clips on one exact timeline: the plan (timeline, render size, copy or encode), the
     // ffmpeg command that carries it out, and the check of the written file. No command-line
     // code; runs the ffmpeg CLI (a runtime dependency, installed by Scripts/setup.sh) into an
     // AudioExtract OutputFile, the one atomic output of every tool.
     .target(
       name: "Merge",
-      dependencies: ["MediaCore", "OutputKit", "MediaProbe", "Compatibility", "CSpawn"]),
+      dependencies: [
+        "MediaCore", "OutputKit", "MediaProbe", "Compatibility", "Composition", "CSpawn",
+      ]),
     // Starting a child that dies with its parent (PR_SET_PDEATHSIG between fork and exec, which
     // posix_spawn cannot do): mediamerge's ffmpeg. A few lines of C, no dependencies.
     .target(name: "CSpawn"),
@@ -136,6 +144,9 @@ let package = Package(
     .testTarget(
       name: "MergeTests",
       dependencies: ["Merge", "MediaCore", "MediaProbe", "Compatibility", "AudioExtract"]),
+    .testTarget(
+      name: "CompositionTests", dependencies: ["Composition", "MediaCore"],
+      exclude: ["Documents", "OTIO/otio-oracle.py"]),
     .testTarget(name: "EndToEndTests", dependencies: ["MediaCore", "MediaProbe"]),
   ],
   swiftLanguageModes: [.v6]

@@ -59,6 +59,21 @@ if [ ! -e "$venv/.complete" ]; then
   touch "$venv/.complete"
 fi
 
+# The Python test tools' pinned PyPI packages (Tests/requirements.txt: opentimelineio and its
+# CMX 3600 EDL adapter, the reference implementation the composition tests compare with) go into
+# a virtual environment of their own beside Spark's, one per version of the requirements;
+# Scripts/test-python runs it.
+requirements="$repo/Tests/requirements.txt"
+venv="$cache/test-venv-$(sha256sum "$requirements" | cut -c1-12)"
+if [ ! -e "$venv/.complete" ]; then
+  echo "setup: installing $(grep -v '^#' "$requirements" | tr '\n' ' ')into $venv" >&2
+  rm -rf "$venv"
+  mkdir -p "$cache"
+  python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$requirements"
+  touch "$venv/.complete"
+fi
+
 # The loudness tests compare with pyloudnorm, pinned (its versions measure differently).
 if ! python3 -c 'import importlib.metadata as m, pyloudnorm, sys; sys.exit(m.version("pyloudnorm") != "0.1.1")' 2>/dev/null; then
   echo "setup: installing python pyloudnorm 0.1.1" >&2

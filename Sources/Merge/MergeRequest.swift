@@ -1,4 +1,5 @@
 import Compatibility
+import Composition
 import MediaCore
 import AV
 import MediaProbe
@@ -72,13 +73,10 @@ public struct RenderSize: Sendable, Equatable, CustomStringConvertible {
 
   /// Parses `1280x720`; nil unless both are even numbers from 2 to 16384 (H.264 with 4:2:0
   /// chroma needs even sizes).
+  /// (The composition's `size` is read by the same rule: `FrameSize(parsing:)`.)
   public init?(parsing text: String) {
-    let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-    guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
-      (2...16384).contains(width), (2...16384).contains(height), width % 2 == 0,
-      height % 2 == 0
-    else { return nil }
-    self.init(width: width, height: height)
+    guard let size = FrameSize(parsing: text) else { return nil }
+    self.init(width: size.width, height: size.height)
   }
 
   /// `1280x720`.

@@ -1,4 +1,5 @@
 import Compatibility
+import Composition
 import MediaCore
 import AV
 import MediaProbe
@@ -470,17 +471,15 @@ public struct MergePlanner: Sendable {
     if let size = request.size {
       (width, height, rule) = (size.width, size.height, "--size \(size)")
     } else {
-      let widest = sources.max { $0.video.displayWidth < $1.video.displayWidth }!
-      let tallest = sources.max { $0.video.displayHeight < $1.video.displayHeight }!
-      width = widest.video.displayWidth
-      height = tallest.video.displayHeight
+      let largest = RenderRules.largestSize(
+        sources.map { ($0.video.displayWidth, $0.video.displayHeight) })!
+      width = largest.width
+      height = largest.height
       rule =
-        "the largest display width (clip \(widest.index + 1)) by the largest display height "
-        + "(clip \(tallest.index + 1)), after rotation"
+        "the largest display width (clip \(largest.widest + 1)) by the largest display height "
+        + "(clip \(largest.tallest + 1)), after rotation"
     }
-    var rate =
-      sources.compactMap(\.video.frameRate).filter { $0.num > 0 }.max { $0.value < $1.value }
-      ?? Rational(30, 1)!
+    var rate = RenderRules.highestRate(sources.map(\.video.frameRate)) ?? Rational(30, 1)!
     if let platform = request.platform {
       let recipe = platform.transcode
       if let box = recipe.maxSize, box.count == 2 {
@@ -496,8 +495,8 @@ public struct MergePlanner: Sendable {
         rate = Rational(Int64((cap * 1000).rounded()), 1000)!
       }
     }
-    width = max(2, width / 2 * 2)
-    height = max(2, height / 2 * 2)
+    width = RenderRules.even(width)
+    height = RenderRules.even(height)
     return RenderPlan(
       width: width, height: height, sizeRule: rule, fit: request.fit, frameRate: rate)
   }
@@ -521,29 +520,15 @@ public struct MergePlanner: Sendable {
 
   /// Where the upright clip lands in the render: scaled to fit inside (black bars) or to cover
   /// (cropped), centred, even sizes and offsets (4:2:0 chroma).
+  /// The arithmetic is the composition's (`RenderRules.place`: `fit` is `contain`, `fill` is
+  /// `cover`).
   static func transform(_ video: ClipVideo, into render: RenderPlan) -> ClipTransform {
-    let (width, height) = (Double(video.displayWidth), Double(video.displayHeight))
-    let (renderWidth, renderHeight) = (Double(render.width), Double(render.height))
-    let fits = render.fit != .fill
-    let scale =
-      fits
-      ? min(renderWidth / width, renderHeight / height)
-      : max(renderWidth / width, renderHeight / height)
-    func even(_ value: Double) -> Int { max(2, Int((value / 2).rounded()) * 2) }
-    var scaledWidth = even(width * scale)
-    var scaledHeight = even(height * scale)
-    if fits {
-      scaledWidth = min(scaledWidth, render.width)
-      scaledHeight = min(scaledHeight, render.height)
-    } else {
-      scaledWidth = max(scaledWidth, render.width)
-      scaledHeight = max(scaledHeight, render.height)
-    }
-    let x = (render.width - scaledWidth) / 2 / 2 * 2
-    let y = (render.height - scaledHeight) / 2 / 2 * 2
+    let placed = RenderRules.place(
+      width: video.displayWidth, height: video.displayHeight, intoWidth: render.width,
+      height: render.height, fit: render.fit == .fill ? .cover : .contain)
     return ClipTransform(
-      upright: uprightFilters(rotation: video.rotation, mirrored: video.mirrored), x: x, y: y,
-      width: scaledWidth, height: scaledHeight)
+      upright: uprightFilters(rotation: video.rotation, mirrored: video.mirrored), x: placed.x,
+      y: placed.y, width: placed.width, height: placed.height)
   }
 
   /// One clip's video chain: only frames inside the clip's span (a frame whose timestamp lies
