@@ -23,12 +23,17 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
   ],
   targets: [
-    // FFmpeg 5.1's libraries, found with pkg-config.
+    // FFmpeg 5.1's libraries, found with pkg-config. libavfilter is not linked: the submodule
+    // CFFmpeg.Filter declares its types, and AV loads it with dlopen when a graph is first built,
+    // so the tools that do not filter never pay for loading it (~11 ms per start, measured).
     .systemLibrary(
       name: "CFFmpeg",
       pkgConfig: "libavformat",
       providers: [
-        .apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev"]),
+        .apt([
+          "libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev",
+          "libswscale-dev", "libavfilter-dev",
+        ]),
         .brew(["ffmpeg"]),
       ]
     ),
@@ -49,8 +54,15 @@ let package = Package(
     .target(name: "OutputKit", dependencies: ["MediaCore"]),
     // FFmpeg behind typed wrappers whose C pointers stay inside: the untrusted-input policy
     // (InputOpener), the byte source, demuxing and the decode loop, container and bitstream
-    // facts, the audio decode driver and libswresample. The only module that imports CFFmpeg.
+    // facts, the audio decode driver and libswresample; the making side: encoders, the muxer
+    // (into an OutputFile's descriptor), filter graphs (libavfilter, loaded on first use) and
+    // libswscale. The only module that imports CFFmpeg.
     .target(name: "AV", dependencies: ["MediaCore", "OutputKit", "CFFmpeg"]),
+    // The render engine on AV's typed API (no C import): stream copy (Remuxer) and decode ->
+    // filter graph -> encode -> mux (Transcoder) into an OutputFile, with interruption, deadlines
+    // and typed errors (RenderError). What mediamerge's compositor, mediacompat --fix and
+    // mediaframe stand on.
+    .target(name: "Render", dependencies: ["AV", "OutputKit", "MediaCore"]),
     .target(name: "MediaProbe", dependencies: ["MediaCore", "OutputKit", "AV"]),
     // The platform database (one JSON file per platform, embedded in the binary) and the rule
     // engine that checks a probed file against it. Only the tools that report verdicts link it.
@@ -137,6 +149,9 @@ let package = Package(
       name: "MergeTests",
       dependencies: ["Merge", "MediaCore", "MediaProbe", "Compatibility", "AudioExtract"]),
     .testTarget(name: "EndToEndTests", dependencies: ["MediaCore", "MediaProbe"]),
+    // AV's making side (encoders, muxer, filter graphs, scaler) and the Render engine, checked
+    // with ffprobe and the ffmpeg CLI on fixtures made by construction once per run.
+    .testTarget(name: "RenderTests", dependencies: ["Render", "AV", "OutputKit", "MediaCore"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,7 @@
+#ifndef MEDIATOOLS_CFFMPEG_SCALE_H
+#define MEDIATOOLS_CFFMPEG_SCALE_H
+
+#include "shim.h"
+#include <libswscale/swscale.h>
+
+#endif
