@@ -163,3 +163,11 @@ if getenv("MEDIATOOLS_FUZZ") != nil {
     .executableTarget(
       name: "mediatools-fuzz", dependencies: ["AudioExtract", "MediaCore", "MediaProbe"]))
 }
+
+// The render engine's benchmark driver (Scripts/bench.sh render): declared only when the
+// benchmark builds it (MEDIATOOLS_BENCH set), so ordinary builds never compile it.
+if getenv("MEDIATOOLS_BENCH") != nil {
+  package.targets.append(
+    .executableTarget(
+      name: "render-bench", dependencies: ["Render", "AV", "OutputKit", "MediaCore"]))
+}

@@ -13,6 +13,10 @@ import OutputKit
 package enum Transcoder {
   /// Renders `input` into `output` as `settings` say.
   ///
+  /// The input is read once from where it stands (open it afresh: `open`); the streams not
+  /// written are discarded by its demuxer. The output is written from its start and left
+  /// uncommitted.
+  ///
   /// - Parameters:
   ///   - name: the output's name, for libavformat's messages and errors (never opened).
   /// - Returns: what was written, per stream.
