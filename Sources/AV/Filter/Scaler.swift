@@ -30,9 +30,24 @@ package struct ImageFormat: Sendable, Hashable {
   }
 }
 
+/// libswscale's functions, loaded with dlopen the first time a scaler is made (as libavfilter's:
+/// linked, it cost every tool's start 0.1-0.2 ms, measured); never closed.
+private let libswscale: Result<mt_swscale, FFmpegError> = {
+  var api = mt_swscale()
+  var error = [CChar](repeating: 0, count: 512)
+  guard mt_swscale_load(&api, &error, error.count) == 0 else {
+    return .failure(
+      FFmpegError(
+        code: mt_averror(ENOSYS),
+        message: "libswscale could not be loaded: \(String(cBuffer: error))"))
+  }
+  return .success(api)
+}()
+
 /// A libswscale context (`SwsContext`) converting pictures from one `ImageFormat` to another,
-/// freed with `sws_freeContext`.
+/// freed with `sws_freeContext`. Loads libswscale on first use.
 package final class Scaler {
+  private let api: mt_swscale
   private let context: OpaquePointer
   /// What the scaler takes.
   package let source: ImageFormat
@@ -66,15 +81,21 @@ package final class Scaler {
   ///   - interpolation: how sizes change.
   ///   - accurate: exact rounding and full chroma interpolation (`SWS_ACCURATE_RND`,
   ///     `SWS_FULL_CHR_H_INT`, `SWS_FULL_CHR_H_INP`): slower, and what pixel checks need.
-  /// - Throws: `FFmpegError` (`EINVAL`) when libswscale cannot convert between the two.
+  /// - Throws: `FFmpegError`: `EINVAL` when libswscale cannot convert between the two,
+  ///   `ENOSYS` when it cannot be loaded.
   package init(
     from source: ImageFormat, to destination: ImageFormat,
     interpolation: Interpolation = .bicubic, accurate: Bool = false
   ) throws(FFmpegError) {
+    let api: mt_swscale
+    switch libswscale {
+    case .success(let loaded): api = loaded
+    case .failure(let error): throw error
+    }
     var flags = interpolation.flags
     if accurate { flags |= SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_FULL_CHR_H_INP }
     guard
-      let context = sws_getContext(
+      let context = api.get_context(
         Int32(source.width), Int32(source.height), source.pixelFormat.av,
         Int32(destination.width), Int32(destination.height), destination.pixelFormat.av,
         flags, nil, nil, nil)
@@ -85,21 +106,22 @@ package final class Scaler {
           + "\(source.height) to \(destination.pixelFormat) \(destination.width)x"
           + "\(destination.height)")
     }
+    self.api = api
     self.context = context
     self.source = source
     self.destination = destination
     // The matrix and range, stated: libswscale uses them for Y'CbCr <-> R'G'B' (and for
     // Y'CbCr <-> Y'CbCr between different matrices, through R'G'B').
-    let result = sws_setColorspaceDetails(
-      context, sws_getCoefficients(Self.coefficients(source.matrix)),
-      source.range == .full ? 1 : 0, sws_getCoefficients(Self.coefficients(destination.matrix)),
+    let result = api.set_colorspace_details(
+      context, api.get_coefficients(Self.coefficients(source.matrix)),
+      source.range == .full ? 1 : 0, api.get_coefficients(Self.coefficients(destination.matrix)),
       destination.range == .full ? 1 : 0, 0, 1 << 16, 1 << 16)
     if result < 0 {
       throw FFmpegError(code: mt_averror(EINVAL), message: "libswscale refused the colour details")
     }
   }
 
-  deinit { sws_freeContext(context) }
+  deinit { api.free_context(context) }
 
   /// libswscale's `SWS_CS_*` for a matrix (the values follow `AVColorSpace`; unspecified is
   /// BT.601, as libswscale assumes).
@@ -143,7 +165,7 @@ package final class Scaler {
     output.pointer.pointee.format = destination.pixelFormat.rawValue
     try check(av_frame_get_buffer(output.pointer, 0))
     try check(av_frame_copy_props(output.pointer, frame.pointer))
-    try check(sws_scale_frame(context, output.pointer, frame.pointer))
+    try check(api.scale_frame(context, output.pointer, frame.pointer))
     var color = frame.color
     color.matrix = destination.matrix
     color.range = destination.range
