@@ -35,8 +35,10 @@ package struct VideoEncoding: Sendable, Hashable {
   /// `timing`'s.
   package var encoder: EncoderSettings.Video
   /// Write the source's colour tags (matrix, range, primaries, transfer: what the input states,
-  /// unspecified where it states nothing) instead of `encoder.color`: right when the filter does
-  /// not convert colours, so the output claims nothing the input did not.
+  /// unspecified where it states nothing) instead of `encoder.color`: right when neither the
+  /// filter nor the conversion to the encoder's pixel format changes colours, so the output
+  /// claims nothing the input did not. (A full-range `yuvj420p` source converted to `yuv420p`
+  /// becomes limited range: state `encoder.color` and set this false.)
   package var keepSourceColor: Bool
   /// Keep the input stream's display matrix (rotation, mirroring): right when the filter does
   /// not turn the pictures.
