@@ -24,12 +24,18 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
   ],
   targets: [
-    // FFmpeg 5.1's libraries, found with pkg-config.
+    // FFmpeg 5.1's libraries, found with pkg-config. libavfilter and libswscale are not linked:
+    // the submodules CFFmpeg.Filter and CFFmpeg.Scale declare their types, and AV loads them with
+    // dlopen when a graph or a scaler is first made, so the tools that do not filter or scale
+    // never pay for loading them (~11 ms and 0.1-0.3 ms per start, measured).
     .systemLibrary(
       name: "CFFmpeg",
       pkgConfig: "libavformat",
       providers: [
-        .apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev"]),
+        .apt([
+          "libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev",
+          "libswscale-dev", "libavfilter-dev",
+        ]),
         .brew(["ffmpeg"]),
       ]
     ),
@@ -50,8 +56,15 @@ let package = Package(
     .target(name: "OutputKit", dependencies: ["MediaCore"]),
     // FFmpeg behind typed wrappers whose C pointers stay inside: the untrusted-input policy
     // (InputOpener), the byte source, demuxing and the decode loop, container and bitstream
-    // facts, the audio decode driver and libswresample. The only module that imports CFFmpeg.
+    // facts, the audio decode driver and libswresample; the making side: encoders, the muxer
+    // (into an OutputFile's descriptor), filter graphs (libavfilter, loaded on first use) and
+    // libswscale. The only module that imports CFFmpeg.
     .target(name: "AV", dependencies: ["MediaCore", "OutputKit", "CFFmpeg"]),
+    // The render engine on AV's typed API (no C import): stream copy (Remuxer) and decode ->
+    // filter graph -> encode -> mux (Transcoder) into an OutputFile, with interruption, deadlines
+    // and typed errors (RenderError). What mediamerge's compositor, mediacompat --fix and
+    // mediaframe stand on.
+    .target(name: "Render", dependencies: ["AV", "OutputKit", "MediaCore"]),
     .target(name: "MediaProbe", dependencies: ["MediaCore", "OutputKit", "AV"]),
     // The platform database (one JSON file per platform, embedded in the binary) and the rule
     // engine that checks a probed file against it. Only the tools that report verdicts link it.
@@ -148,6 +161,9 @@ let package = Package(
       name: "CompositionTests", dependencies: ["Composition", "MediaCore"],
       exclude: ["Documents", "OTIO/otio-oracle.py"]),
     .testTarget(name: "EndToEndTests", dependencies: ["MediaCore", "MediaProbe"]),
+    // AV's making side (encoders, muxer, filter graphs, scaler) and the Render engine, checked
+    // with ffprobe and the ffmpeg CLI on fixtures made by construction once per run.
+    .testTarget(name: "RenderTests", dependencies: ["Render", "AV", "OutputKit", "MediaCore"]),
   ],
   swiftLanguageModes: [.v6]
 )
@@ -158,4 +174,12 @@ if getenv("MEDIATOOLS_FUZZ") != nil {
   package.targets.append(
     .executableTarget(
       name: "mediatools-fuzz", dependencies: ["AudioExtract", "MediaCore", "MediaProbe"]))
+}
+
+// The render engine's benchmark driver (Scripts/bench.sh render): declared only when the
+// benchmark builds it (MEDIATOOLS_BENCH set), so ordinary builds never compile it.
+if getenv("MEDIATOOLS_BENCH") != nil {
+  package.targets.append(
+    .executableTarget(
+      name: "render-bench", dependencies: ["Render", "AV", "OutputKit", "MediaCore"]))
 }

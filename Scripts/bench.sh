@@ -18,7 +18,12 @@
 #   media2wav --analyze / --analyze-only: see bench_loudness (also peak RSS for 1,000 vs 10,000
 #     inputs in one --analyze-only call: the same within 2 MiB plus what the heaviest inputs that
 #     happen to run at once need).
-#   Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness]   (make bench builds the release binaries first)
+#   render: the render engine (Render's Transcoder, through Sources/render-bench, built here with
+#     MEDIATOOLS_BENCH=1) against the ffmpeg CLI with the same settings on a 10 s 720p clip
+#     (libx264 veryfast CRF 23, AAC at its default rate, -threads 2, decoders on auto; the two
+#     outputs must hash equal), and a remux (MKV -> MP4 +faststart) against `ffmpeg -c copy`:
+#     wall and CPU time (best of 3, alternating), their ratios (target <= 1.0), peak RSS of both.
+#   Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render]   (make bench builds the release binaries first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
@@ -314,12 +319,68 @@ bench_loudness() {
   rm -f "$work"/*.wav
 }
 
+bench_render() {
+  MEDIATOOLS_BENCH=1 swift build -c release --static-swift-stdlib --product render-bench 2>&1 \
+    | grep -E "error|Compiling" || true
+  local render="$bin/render-bench"
+  [ -x "$render" ] || { echo "render-bench did not build" >&2; exit 1; }
+  echo "== making a 10 s 720p25 clip (testsrc2 + 440 Hz, H.264 + AAC 44.1 kHz mono) and its MKV copy"
+  ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=1280x720:rate=25 -f lavfi -i sine=f=440 \
+    -t 10 -c:v libx264 -c:a aac "$work/render.mp4"
+  ffmpeg -nostdin -v error -y -i "$work/render.mp4" -c copy "$work/render.mkv"
+  # One timed run: wall, user + system seconds and peak RSS (KiB) into the named variables.
+  measure() {  # prefix command...
+    local prefix=$1; shift
+    /usr/bin/time -o "$work/time" -f "%e %U %S %M" "$@" >/dev/null
+    read -r wall user sys rss < "$work/time"
+    printf -v "${prefix}_wall" '%s' "$wall"
+    printf -v "${prefix}_cpu" '%s' "$(echo "$user + $sys" | bc -l)"
+    printf -v "${prefix}_rss" '%s' "$rss"
+  }
+  compare() {  # label ours... -- theirs...
+    local label=$1; shift
+    local ours=() theirs=() seen=0 arg
+    for arg in "$@"; do
+      if [ "$arg" = "--" ]; then seen=1; elif [ $seen -eq 0 ]; then ours+=("$arg"); else theirs+=("$arg"); fi
+    done
+    local bw_o=999 bw_t=999 bc_o=999 bc_t=999 run
+    for run in 1 2 3; do
+      measure o "${ours[@]}"; measure t "${theirs[@]}"
+      bw_o=$(echo "if ($o_wall < $bw_o) $o_wall else $bw_o" | bc -l)
+      bw_t=$(echo "if ($t_wall < $bw_t) $t_wall else $bw_t" | bc -l)
+      bc_o=$(echo "if ($o_cpu < $bc_o) $o_cpu else $bc_o" | bc -l)
+      bc_t=$(echo "if ($t_cpu < $bc_t) $t_cpu else $bc_t" | bc -l)
+    done
+    printf '%s (best of 3): ours %.2f s wall %.2f s CPU, ffmpeg %.2f s wall %.2f s CPU; ratio wall %s, CPU %s (target <= 1.0)\n' \
+      "$label" "$bw_o" "$bc_o" "$bw_t" "$bc_t" "$(ratio "$bw_o" "$bw_t")" "$(ratio "$bc_o" "$bc_t")"
+    printf '  peak RSS: ours %s KiB, ffmpeg %s KiB\n' "$o_rss" "$t_rss"
+  }
+  hashes() { ffmpeg -nostdin -v error -i "$1" -map 0:v -map 0:a -c copy -f streamhash -hash md5 - | tr '\n' ' '; }
+  echo "== transcode: Render's Transcoder vs ffmpeg -c:v libx264 -preset veryfast -crf 23 -c:a aac -threads 2"
+  compare "transcode" \
+    "$render" transcode "$work/render.mp4" "$work/ours.mp4" --preset veryfast --crf 23 --threads 2 \
+      --sample-rate 44100 --channels 1 -- \
+    ffmpeg -nostdin -v error -y -i "$work/render.mp4" -c:v libx264 -preset veryfast -crf 23 \
+      -c:a aac -threads 2 "$work/ffmpeg.mp4"
+  [ "$(hashes "$work/ours.mp4")" = "$(hashes "$work/ffmpeg.mp4")" ] \
+    && echo "  outputs: identical packets (the same settings)" || echo "  outputs: PACKETS DIFFER"
+  echo "== remux: Render's Remuxer vs ffmpeg -c copy -movflags +faststart (MKV -> MP4)"
+  compare "remux" \
+    "$render" remux "$work/render.mkv" "$work/ours.mp4" --faststart -- \
+    ffmpeg -nostdin -v error -y -i "$work/render.mkv" -map 0:v -map 0:a -c copy -movflags +faststart \
+      "$work/ffmpeg.mp4"
+  [ "$(hashes "$work/ours.mp4")" = "$(hashes "$work/ffmpeg.mp4")" ] \
+    && echo "  outputs: identical packets" || echo "  outputs: PACKETS DIFFER"
+  rm -f "$work"/ours.mp4 "$work"/ffmpeg.mp4
+}
+
 case "$which" in
   mediaprobe) bench_mediaprobe ;;
   media2wav) bench_media2wav ;;
   verify) bench_verify ;;
   mix) bench_mix ;;
   loudness) bench_loudness ;;
-  all) bench_mediaprobe; bench_media2wav; bench_verify; bench_mix; bench_loudness ;;
-  *) echo "usage: Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness]" >&2; exit 64 ;;
+  render) bench_render ;;
+  all) bench_mediaprobe; bench_media2wav; bench_verify; bench_mix; bench_loudness; bench_render ;;
+  *) echo "usage: Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render]" >&2; exit 64 ;;
 esac

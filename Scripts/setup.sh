@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   pkg-config
   libavformat-dev libavcodec-dev libavutil-dev libswresample-dev  # the FFmpeg 5.1 libraries
+  libswscale-dev libavfilter-dev  # the render layer: scaling, filter graphs (libavfilter is dlopened)
   libebur128-dev    # EBU R128 loudness (media2wav --analyze, --normalize)
   ffmpeg            # ffmpeg/ffprobe: fixtures, the test oracle, and what mediamerge runs
   mediainfo         # benchmark peer

@@ -12,6 +12,9 @@
 #include <libavutil/md5.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/crc.h>
+#include <libavutil/audio_fifo.h>
+#include <libavutil/mathematics.h>
+#include <libavutil/samplefmt.h>
 
 /* FFmpeg macros that Swift cannot import, as functions and constants with one prefix. */
 
@@ -23,6 +26,11 @@ static const int mt_averror_exit = AVERROR_EXIT;
 static const int mt_averror_http_not_found = AVERROR_HTTP_NOT_FOUND;
 static const int mt_averror_http_forbidden = AVERROR_HTTP_FORBIDDEN;
 static const int mt_averror_http_unauthorized = AVERROR_HTTP_UNAUTHORIZED;
+static const int mt_averror_encoder_not_found = AVERROR_ENCODER_NOT_FOUND;
+static const int mt_averror_decoder_not_found = AVERROR_DECODER_NOT_FOUND;
+static const int mt_averror_muxer_not_found = AVERROR_MUXER_NOT_FOUND;
+static const int mt_averror_filter_not_found = AVERROR_FILTER_NOT_FOUND;
+static const int mt_averror_option_not_found = AVERROR_OPTION_NOT_FOUND;
 static const int64_t mt_nopts_value = AV_NOPTS_VALUE;
 static const int mt_time_base = AV_TIME_BASE;
 

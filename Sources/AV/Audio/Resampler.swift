@@ -4,7 +4,7 @@ import CFFmpeg.Resample
 import MediaCore
 
 /// A channel layout in FFmpeg's native order, kept as its channel count and mask.
-package struct ChannelLayout: Equatable, Sendable {
+package struct ChannelLayout: Hashable, Sendable {
   package var channels: Int32
   package var mask: UInt64
 

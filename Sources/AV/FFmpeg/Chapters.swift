@@ -3,7 +3,8 @@ import MediaCore
 import CFFmpeg
 
 /// One chapter of an input, as libavformat reads it (Matroska `Chapters`, MP4 chapter track or
-/// Nero `chpl`, FFmetadata `[CHAPTER]`), in its own exact time base.
+/// Nero `chpl`, FFmetadata `[CHAPTER]`), in its own exact time base; also a chapter to write
+/// (`Muxer.addChapter`).
 package struct InputChapter: Sendable, Equatable {
   /// Where it starts and ends, in ticks of `timeBase`, on the file's own timeline.
   package var start: Int64
@@ -12,6 +13,14 @@ package struct InputChapter: Sendable, Equatable {
   package var timeBase: Rational
   /// Its `title` tag, when it has one.
   package var title: String?
+
+  /// A chapter from its parts (one to write with `Muxer.addChapter`).
+  package init(start: Int64, end: Int64, timeBase: Rational, title: String?) {
+    self.start = start
+    self.end = end
+    self.timeBase = timeBase
+    self.title = title
+  }
 }
 
 extension InputFile {

@@ -20,7 +20,7 @@ package final class CodecDecoder {
     packetTimeBase: AVRational? = nil, errorRecognition: Int32 = 0
   ) throws(FFmpegError) {
     guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
-      throw FFmpegError(code: -0x434544F8)  // AVERROR_DECODER_NOT_FOUND
+      throw FFmpegError(code: mt_averror_decoder_not_found)
     }
     guard let context = avcodec_alloc_context3(codec) else { throw .posix(ENOMEM) }
     pointer = context

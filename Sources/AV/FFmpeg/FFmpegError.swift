@@ -6,7 +6,8 @@ import CFFmpeg
 public struct FFmpegError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The negative `AVERROR` value the call returned.
   public let code: Int32
-  /// What `av_strerror` says about `code`.
+  /// What `av_strerror` says about `code`, or what went wrong where FFmpeg has no words for it
+  /// (a library that could not be loaded, an option nothing recognized).
   public let message: String
 
   /// Wraps `code`, looking up its description with `av_strerror`.
@@ -20,12 +21,29 @@ public struct FFmpegError: Error, Sendable, Equatable, CustomStringConvertible {
     }
   }
 
+  /// Wraps `code` with a description of our own.
+  public init(code: Int32, message: String) {
+    self.code = code
+    self.message = message
+  }
+
   /// The end of the input was reached (`AVERROR_EOF`).
   public var isEndOfFile: Bool { code == mt_averror_eof }
   /// The call needs more input or output first (`AVERROR(EAGAIN)`).
   public var isTryAgain: Bool { code == mt_averror_eagain }
   /// The data is not valid for the format or codec (`AVERROR_INVALIDDATA`).
   public var isInvalidData: Bool { code == mt_averror_invaliddata }
+
+  /// The POSIX error number when the code is `AVERROR(errno)` (`ENOSPC` for a full disk, `EFBIG`
+  /// past the file size limit, `EIO`), else nil (FFmpeg's own codes are tags far below -4095).
+  public var posixErrno: Int32? { code < 0 && code > -4096 ? -code : nil }
+
+  /// No encoder of that name (`AVERROR_ENCODER_NOT_FOUND`).
+  public var isEncoderNotFound: Bool { code == mt_averror_encoder_not_found }
+  /// An option nothing recognized (`AVERROR_OPTION_NOT_FOUND`).
+  public var isOptionNotFound: Bool { code == mt_averror_option_not_found }
+  /// The call was stopped by its interrupt callback or I/O (`AVERROR_EXIT`).
+  public var isExit: Bool { code == mt_averror_exit }
 
   /// `AVERROR(errno)` for a POSIX error number.
   public static func posix(_ errno: Int32) -> FFmpegError { FFmpegError(code: mt_averror(errno)) }

@@ -395,6 +395,13 @@ package final class InputFile {
     }
   }
 
+  /// Tells the demuxer to drop every stream not in `kept` (a render reads only what it writes).
+  package func discardAll(except kept: Set<Int>) {
+    for other in 0..<streamCount where !kept.contains(other) {
+      stream(other).pointee.discard = AVDISCARD_ALL
+    }
+  }
+
   /// Where the demuxer stands in the input's bytes (after the end: how far it read).
   package var readPosition: Int64 {
     guard let pb = pointer.pointee.pb else { return 0 }

@@ -2,7 +2,8 @@ import OutputKit
 import MediaCore
 import CFFmpeg
 
-/// An owned `AVPacket`, freed with `av_packet_free`. Reused across reads; `unref` between them.
+/// An owned `AVPacket`, freed with `av_packet_free`. Reused across reads, receives from an
+/// encoder and writes to a muxer; `unref` between them.
 package final class Packet {
   let pointer: UnsafeMutablePointer<AVPacket>
 
@@ -20,11 +21,20 @@ package final class Packet {
   package func unref() { av_packet_unref(pointer) }
 
   /// The index of the stream the packet belongs to.
-  package var streamIndex: Int { Int(pointer.pointee.stream_index) }
+  package var streamIndex: Int {
+    get { Int(pointer.pointee.stream_index) }
+    set { pointer.pointee.stream_index = Int32(newValue) }
+  }
   /// Presentation time in the stream's time base, or nil when the container has none.
-  package var pts: Int64? { pointer.pointee.pts == mt_nopts_value ? nil : pointer.pointee.pts }
+  package var pts: Int64? {
+    get { pointer.pointee.pts == mt_nopts_value ? nil : pointer.pointee.pts }
+    set { pointer.pointee.pts = newValue ?? mt_nopts_value }
+  }
   /// Decoding time in the stream's time base, or nil when the container has none.
-  package var dts: Int64? { pointer.pointee.dts == mt_nopts_value ? nil : pointer.pointee.dts }
+  package var dts: Int64? {
+    get { pointer.pointee.dts == mt_nopts_value ? nil : pointer.pointee.dts }
+    set { pointer.pointee.dts = newValue ?? mt_nopts_value }
+  }
   /// The packet's payload (valid until `unref`).
   package var bytes: UnsafeRawBufferPointer {
     UnsafeRawBufferPointer(start: pointer.pointee.data, count: Int(pointer.pointee.size))
@@ -37,7 +47,20 @@ package final class Packet {
   /// The packet holds no data (Ogg's end-of-stream packet).
   package var isEmpty: Bool { pointer.pointee.size == 0 }
   /// Duration in the stream's time base (0 when unknown).
-  package var duration: Int64 { pointer.pointee.duration }
+  package var duration: Int64 {
+    get { pointer.pointee.duration }
+    set { pointer.pointee.duration = newValue }
+  }
+  /// Converts `pts`, `dts` and `duration` from one time base to another
+  /// (`av_packet_rescale_ts`, rounding to the nearest).
+  package func rescaleTimestamps(from source: Rational, to destination: Rational) {
+    av_packet_rescale_ts(pointer, source.av, destination.av)
+  }
+  /// Moves `pts` and `dts` (those that are known) by `offset` ticks.
+  package func shiftTimestamps(by offset: Int64) {
+    if pointer.pointee.pts != mt_nopts_value { pointer.pointee.pts += offset }
+    if pointer.pointee.dts != mt_nopts_value { pointer.pointee.dts += offset }
+  }
   /// The demuxer marks the packet as not presented (outside an MP4 edit list): decoders still
   /// decode it, for the frames that follow, but drop what it yields.
   package var isDiscarded: Bool { pointer.pointee.flags & AV_PKT_FLAG_DISCARD != 0 }
@@ -67,7 +90,9 @@ package final class Packet {
   package var isCorrupt: Bool { pointer.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 }
 }
 
-/// An owned `AVFrame`, freed with `av_frame_free`.
+/// An owned `AVFrame` (a picture or a run of audio samples), freed with `av_frame_free`. Reused
+/// across decodes, graph pulls and scales; `unref` between them. Its properties and pixels are
+/// read and set through `Frame+Access.swift`.
 package final class Frame {
   let pointer: UnsafeMutablePointer<AVFrame>
 

@@ -169,16 +169,7 @@ extension StreamView {
   }
 
   /// The kind of stream, as the probe reports it.
-  package var streamType: StreamType {
-    switch mediaType {
-    case AVMEDIA_TYPE_VIDEO: .video
-    case AVMEDIA_TYPE_AUDIO: .audio
-    case AVMEDIA_TYPE_SUBTITLE: .subtitle
-    case AVMEDIA_TYPE_DATA: .data
-    case AVMEDIA_TYPE_ATTACHMENT: .attachment
-    default: .unknown
-    }
-  }
+  package var streamType: StreamType { StreamType(mediaType) }
 
   /// FFmpeg's profile name, or the profile number when FFmpeg has no name for it (VP8's "0").
   static func profileName(_ codec: AVCodecID, _ profile: Int32) -> String? {

@@ -1,0 +1,112 @@
+import MediaCore
+
+/// What an encoder is opened with: typed values, never argument strings. (Compatibility's
+/// platform settings, `VideoEncoderSettings`/`AudioEncoderSettings`, name what a platform needs;
+/// the layer above maps them onto these, which say everything an encoder is opened with.)
+package enum EncoderSettings {
+  /// How an encoder spends bits.
+  package enum RateControl: Sendable, Hashable {
+    /// Constant quality (libx264's `crf`, 0-51; 23 is its default).
+    case constantQuality(Double)
+    /// An average bit rate in bits per second, with an optional VBV ceiling (`maxrate`,
+    /// `bufsize`).
+    case bitRate(Int, maxRate: Int? = nil, bufferSize: Int? = nil)
+  }
+
+  /// A video encoder's settings.
+  package struct Video: Sendable, Hashable {
+    /// The encoder, by FFmpeg's name (`libx264`).
+    package var encoder: String
+    /// Width in pixels.
+    package var width: Int
+    /// Height in pixels.
+    package var height: Int
+    /// The pixel format the encoder takes (and writes).
+    package var pixelFormat: PixelFormat
+    /// The frame rate (the encoder's `framerate`; for rate control and the container's rate).
+    package var frameRate: Rational
+    /// The time base of the frames' timestamps; 1/`frameRate` when nil (one tick a frame).
+    package var timeBase: Rational?
+    /// The pixel aspect ratio.
+    package var sampleAspectRatio: Rational
+    /// The colour tags written into the bitstream (VUI) and the container.
+    package var color: ColorTags
+    /// Frames from one keyframe to the next at most (nil: the encoder's default, 250 for x264).
+    package var keyframeInterval: Int?
+    /// Quality or bit rate.
+    package var rateControl: RateControl
+    /// The encoder's speed/size trade-off (`veryfast`, `medium`, ...; nil: the default).
+    package var preset: String?
+    /// A tuning (`film`, `animation`, `stillimage`, ...; nil: none).
+    package var tune: String?
+    /// The profile (`baseline`, `main`, `high`; nil: the encoder picks). libx264's is a ceiling:
+    /// with `ultrafast`'s features, `main` writes Constrained Baseline.
+    package var profile: String?
+    /// The level (`3.1`, `4.0`; nil: the encoder picks).
+    package var level: String?
+    /// Encoder threads (0: the encoder's own choice).
+    package var threads: Int
+
+    /// Settings for `encoder` at `width`x`height` and `frameRate`; the rest defaults to 8-bit
+    /// 4:2:0, square pixels, BT.709, CRF 23 and the encoder's own preset, profile, level and
+    /// threads.
+    package init(
+      encoder: String = "libx264", width: Int, height: Int, frameRate: Rational,
+      pixelFormat: PixelFormat = .yuv420p, timeBase: Rational? = nil,
+      sampleAspectRatio: Rational = Rational(1, 1)!, color: ColorTags = .bt709,
+      keyframeInterval: Int? = nil, rateControl: RateControl = .constantQuality(23),
+      preset: String? = nil, tune: String? = nil, profile: String? = nil, level: String? = nil,
+      threads: Int = 0
+    ) {
+      self.encoder = encoder
+      self.width = width
+      self.height = height
+      self.frameRate = frameRate
+      self.pixelFormat = pixelFormat
+      self.timeBase = timeBase
+      self.sampleAspectRatio = sampleAspectRatio
+      self.color = color
+      self.keyframeInterval = keyframeInterval
+      self.rateControl = rateControl
+      self.preset = preset
+      self.tune = tune
+      self.profile = profile
+      self.level = level
+      self.threads = threads
+    }
+  }
+
+  /// An audio encoder's settings.
+  package struct Audio: Sendable, Hashable {
+    /// The encoder, by FFmpeg's name (`aac`, FFmpeg's native AAC-LC encoder).
+    package var encoder: String
+    /// Samples per second.
+    package var sampleRate: Int
+    /// The channel layout.
+    package var channelLayout: ChannelLayout
+    /// The sample format (nil: the encoder's first supported one, `fltp` for `aac`).
+    package var sampleFormat: SampleFormat?
+    /// Bits per second (nil: the encoder's default; `aac` then picks by channel count and rate,
+    /// ~69 kb/s for 44.1 kHz mono, as the ffmpeg CLI without `-b:a`).
+    package var bitRate: Int?
+    /// The profile (`aac_low`; nil: the encoder's default).
+    package var profile: String?
+    /// Encoder threads (0: the encoder's own choice).
+    package var threads: Int
+
+    /// Settings for `encoder`; 48 kHz stereo at the encoder's default bit rate unless stated.
+    package init(
+      encoder: String = "aac", sampleRate: Int = 48000, channelLayout: ChannelLayout = .stereo,
+      sampleFormat: SampleFormat? = nil, bitRate: Int? = nil, profile: String? = nil,
+      threads: Int = 0
+    ) {
+      self.encoder = encoder
+      self.sampleRate = sampleRate
+      self.channelLayout = channelLayout
+      self.sampleFormat = sampleFormat
+      self.bitRate = bitRate
+      self.profile = profile
+      self.threads = threads
+    }
+  }
+}
