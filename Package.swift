@@ -66,6 +66,12 @@ let package = Package(
     // mediaframe stand on.
     .target(name: "Render", dependencies: ["AV", "OutputKit", "MediaCore"]),
     .target(name: "MediaProbe", dependencies: ["MediaCore", "OutputKit", "AV"]),
+    // Rendering a composition plan in-process: sources opened lazily, decoded, placed and
+    // blended in one filter graph, the audio mixed with its gain envelopes, encoded and muxed
+    // through Render, then checked against the plan. mediamerge's engine.
+    .target(
+      name: "Compositor",
+      dependencies: ["Composition", "Render", "AV", "OutputKit", "MediaCore", "MediaProbe"]),
     // The platform database (one JSON file per platform, embedded in the binary) and the rule
     // engine that checks a probed file against it. Only the tools that report verdicts link it.
     .target(
@@ -163,6 +169,9 @@ let package = Package(
     .testTarget(name: "EndToEndTests", dependencies: ["MediaCore", "MediaProbe"]),
     // AV's making side (encoders, muxer, filter graphs, scaler) and the Render engine, checked
     // with ffprobe and the ffmpeg CLI on fixtures made by construction once per run.
+    .testTarget(
+      name: "CompositorTests",
+      dependencies: ["Compositor", "Composition", "Render", "AV", "OutputKit", "MediaCore"]),
     .testTarget(name: "RenderTests", dependencies: ["Render", "AV", "OutputKit", "MediaCore"]),
   ],
   swiftLanguageModes: [.v6]
