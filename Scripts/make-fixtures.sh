@@ -252,6 +252,13 @@ print(json.dumps({"playable_end": min(first.values()), "indexed_end": max(float(
   # A Matroska file with subtitles only.
   printf '1\n00:00:00,000 --> 00:00:01,500\nHello\n\n2\n00:00:02,000 --> 00:00:03,000\nWorld\n' >"$tmp/subtitles.srt"
   ff -i "$tmp/subtitles.srt" -c:s srt "${bitexact[@]}" "$dir/subtitles_only.mkv"
+  # Duration and span (issue 26): a Matroska file whose subtitle lasts to 3 s while its audio and
+  # video end at 2 s (the Segment Duration covers the subtitle), and an MP4 of 2 s of video and
+  # audio whose movie header was set to 1.5 s (mvhd timescale 1000: 1500).
+  printf '1\n00:00:00,000 --> 00:00:03,000\nLonger\n' >"$tmp/longer.srt"
+  ff -t 2 -f lavfi -i "$(video 160x120 25)" -t 2 -f lavfi -i "$(tone 440 48000)" -i "$tmp/longer.srt" -map 0 -map 1 -map 2 "${x264[@]}" -c:a libvorbis -c:s srt "${bitexact[@]}" "$dir/span_subtitle_longer.mkv"
+  ff -f lavfi -i "$(video 160x120 25)" -f lavfi -i "$(tone 440 48000)" -t 2 "${x264[@]}" "${aac[@]}" "${bitexact[@]}" "$dir/span_movie_header_short.mp4"
+  python3 Scripts/mp4patch.py movie-duration "$dir/span_movie_header_short.mp4" 1500
   rm -rf "$tmp"
   du -sh "$dir"
 }

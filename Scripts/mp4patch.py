@@ -4,6 +4,8 @@
   mp4patch.py matrix FILE A B C D   set the first video track's tkhd matrix to (a, b, c, d),
                                     with the translation that keeps the picture at the origin
   mp4patch.py unknown-duration FILE set the movie and track durations to all ones ("unknown")
+  mp4patch.py movie-duration FILE N set the movie header's (mvhd) duration to N units of its
+                                    timescale; the tracks and their samples stay as they are
   mp4patch.py grow-mdat FILE N      make the last box (mdat) claim N bytes past the end of the file
   mp4patch.py mdat-to-end FILE      set the mdat box's size to 0 ("extends to the end of the file")
   mp4patch.py empty-video FILE      leave the video track with no samples (its sample tables'
@@ -88,6 +90,16 @@ def set_unknown_duration(path):
     open(path, "wb").write(data)
 
 
+def set_movie_duration(path, units):
+    """Sets mvhd's duration (in the movie timescale) to units."""
+    data = bytearray(open(path, "rb").read())
+    (offset, header, _), = find(data, ["moov", "mvhd"])
+    version = data[offset + header]
+    at = offset + header + 4 + (20 if version == 1 else 12)
+    data[at:at + (8 if version == 1 else 4)] = units.to_bytes(8 if version == 1 else 4, "big")
+    open(path, "wb").write(data)
+
+
 def grow_mdat(path, extra):
     """Makes the last top-level box (mdat) claim `extra` bytes more than the file holds."""
     data = bytearray(open(path, "rb").read())
@@ -169,6 +181,8 @@ if __name__ == "__main__":
         set_matrix(sys.argv[2], *(int(v) for v in sys.argv[3:7]))
     elif len(sys.argv) == 3 and sys.argv[1] == "unknown-duration":
         set_unknown_duration(sys.argv[2])
+    elif len(sys.argv) == 4 and sys.argv[1] == "movie-duration":
+        set_movie_duration(sys.argv[2], int(sys.argv[3]))
     elif len(sys.argv) == 4 and sys.argv[1] == "grow-mdat":
         grow_mdat(sys.argv[2], int(sys.argv[3]))
     elif len(sys.argv) == 3 and sys.argv[1] == "mdat-to-end":

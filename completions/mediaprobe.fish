@@ -77,7 +77,7 @@ function __mediaprobe_custom_completion
 end
 
 complete -c 'mediaprobe' -f
-complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" scan' -l 'scan' -d 'Demux every packet (no decoding): exact frame counts and durations, CFR/VFR verdict, min/max frame rate.'
+complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" scan' -l 'scan' -d 'Demux every packet (no decoding): exact frame counts and durations, CFR/VFR verdict, min/max frame rate, and `span`, the interval the samples cover (beside `duration`, what the container declares).'
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" verify' -l 'verify' -d 'Decode every audio and video stream to the end (--verify), or only the video keyframes (--verify-fast; also --verify=full|fast): counts, damage, an integrity verdict.'
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" verify-fast' -l 'verify-fast' -d 'Decode every audio and video stream to the end (--verify), or only the video keyframes (--verify-fast; also --verify=full|fast): counts, damage, an integrity verdict.'
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" hash' -l 'hash' -d 'With --verify: hash the decoded content as ffmpeg\'s streamhash muxer does (implies --verify).' -rfka 'md5'

@@ -28,7 +28,8 @@ with its timestamp and, for audio, its size. Which oracle decides each check:
         the container's own stream duration ends inside that last frame (an edit list stopping
         mid-frame), that end decides. (FFmpeg's CLI invents durations for frames; not used.)
   file_duration           the union of the audio/video streams' spans, earliest start to latest
-        end (from the decoded timestamps; for a reference-decided audio-only file, its length).
+        end (mediaprobe --scan answers it with `span`; its `duration` is the container's declared
+        presentation duration, which this corpus has no independent oracle for) (from the decoded timestamps; for a reference-decided audio-only file, its length).
   frame_count             video: frames the decoder outputs. Audio: packets the demuxer presents
         (ffprobe -show_packets less the D = discard ones), as the brief asks; the decoder's frame
         count is kept beside it in the report. PCM/ADPCM/DSD audio is not checked: its packets are
@@ -488,7 +489,10 @@ def answers_mediaprobe(j):
             return d["value"] / d["timescale"]
         return num(d.get("seconds"))
 
-    a = {"file_duration": dur(j.get("duration")), "streams": {}}
+    # The oracle's file_duration is the samples' span: with --scan, mediaprobe reports it as
+    # `span` (its `duration` is the container's declared presentation duration, issue 26).
+    span = j.get("span")
+    a = {"file_duration": dur(span) if span else dur(j.get("duration")), "streams": {}}
     for s in j.get("streams", []):
         x = {"stream_duration": dur(s.get("duration")), "frame_count": s.get("frame_count")}
         if s.get("video"):

@@ -81,7 +81,7 @@ struct MediaProbeCommand: ParsableCommand {
 
   @Flag(
     help:
-      "Demux every packet (no decoding): exact frame counts and durations, CFR/VFR verdict, min/max frame rate."
+      "Demux every packet (no decoding): exact frame counts and durations, CFR/VFR verdict, min/max frame rate, and `span`, the interval the samples cover (beside `duration`, what the container declares)."
   )
   var scan = false
 

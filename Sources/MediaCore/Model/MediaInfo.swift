@@ -10,8 +10,16 @@ public struct MediaInfo: Codable, Sendable, Equatable {
   public var bytesRead: Int64 = 0
   /// The container: demuxer, brand, bit rate, fast start, tags.
   public var container: Container
-  /// The file's duration; null when neither the container nor a scan knows it.
+  /// The file's duration as a player presents it: the container's declared presentation
+  /// duration (MP4 movie header with its edit lists, Matroska Segment Duration, FLV's declared
+  /// duration, Ogg's last granule, the MP3 Xing header), from the streams only when the container
+  /// declares none, holds a sentinel, or is estimated (then `source` says so). Null when nothing
+  /// knows it.
   @NullEncoded public var duration: MediaDuration?
+  /// With `--scan`: the interval the audio and video samples cover, earliest start to latest end,
+  /// exact. It never replaces `duration`; when the two differ by more than one frame the warning
+  /// `container_duration_differs` says so. Null without `--scan`.
+  @NullEncoded public var span: SampleSpan? = nil
   /// Every stream, in container order.
   public var streams: [MediaStream]
   /// True when `--scan` demuxed every packet, so counts and durations are exact.
@@ -26,7 +34,7 @@ public struct MediaInfo: Codable, Sendable, Equatable {
   package init(
     path: String, sizeBytes: Int64? = nil, bytesRead: Int64 = 0, container: Container,
     duration: MediaDuration? = nil, streams: [MediaStream], scanned: Bool,
-    warnings: [ProbeWarning] = [], integrity: Integrity? = nil
+    warnings: [ProbeWarning] = [], integrity: Integrity? = nil, span: SampleSpan? = nil
   ) {
     self.path = path
     self.sizeBytes = sizeBytes
@@ -37,6 +45,33 @@ public struct MediaInfo: Codable, Sendable, Equatable {
     self.scanned = scanned
     self.warnings = warnings
     self.integrity = integrity
+    self.span = span
+  }
+}
+
+/// The interval a file's audio and video samples cover (`--scan`): from the earliest presented
+/// time of any audio or video stream to the latest end of any, exact (`value / timescale`
+/// seconds long, in the least common multiple of the streams' time bases when it fits).
+public struct SampleSpan: Codable, Sendable, Equatable {
+  /// The earliest presented time, in seconds on the file's timeline.
+  public var start: Double
+  /// The latest end, in seconds on the file's timeline.
+  public var end: Double
+  /// The length in seconds (`value / timescale`).
+  public var seconds: Double
+  /// The numerator of the exact length.
+  public var value: Int64
+  /// The denominator of the exact length (units per second).
+  public var timescale: Int64
+
+  /// The span from `start` to `end`.
+  public init(start: MediaTime, end: MediaTime) {
+    let length = end - start
+    self.start = start.seconds
+    self.end = end.seconds
+    self.seconds = length.seconds
+    self.value = length.value
+    self.timescale = length.timescale
   }
 }
 
@@ -44,6 +79,10 @@ public struct MediaInfo: Codable, Sendable, Equatable {
 public enum ProbeWarning: String, Codable, Sendable, Comparable {
   /// The file's duration was estimated from the bit rate and the file size (not exact).
   case durationFromBitrate = "duration_from_bitrate"
+  /// `--scan`: the container's declared duration and the span the samples cover differ by more
+  /// than one frame (a subtitle track lasting longer, audio past the movie header's end, a header
+  /// that is simply wrong). `duration` keeps the declared value; `span` has the samples'.
+  case containerDurationDiffers = "container_duration_differs"
   /// The container's duration holds the "unknown" sentinel (0xFFFFFFFF); the duration reported
   /// comes from elsewhere (the movie fragments, a scan) or is null.
   case durationSentinel = "duration_sentinel"

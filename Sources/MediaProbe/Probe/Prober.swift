@@ -172,8 +172,17 @@ public struct Prober: Sendable {
         streams[index].markStill(transform: still)
       }
     }
+    let span =
+      still != nil || !options.scan ? nil : Self.union(streams: streams, measured: measured)
     let duration =
-      still != nil ? nil : fileDuration(input, streams: streams, measured: measured, layout: layout)
+      still != nil
+      ? nil
+      : fileDuration(input, streams: streams, measured: measured, layout: layout, span: span)
+    if let span, let duration, duration.source != .scan,
+      abs(duration.seconds - span.seconds) > Self.oneFrame(streams: streams, measured: measured)
+    {
+      warnings.insert(.containerDurationDiffers)
+    }
     if duration?.source == .bitrate { warnings.insert(.durationFromBitrate) }
     let expected = duration.flatMap { $0.estimated || $0.source == .scan ? nil : $0.seconds }
     let integrity = verification?.integrity(expected: expected)
@@ -182,7 +191,8 @@ public struct Prober: Sendable {
       path: path,
       sizeBytes: input.source.fileSize.flatMap { source == .standardInput ? nil : $0 },
       bytesRead: input.source.transferred, container: container, duration: duration,
-      streams: streams, scanned: options.scan, warnings: warnings.sorted(), integrity: integrity)
+      streams: streams, scanned: options.scan, warnings: warnings.sorted(), integrity: integrity,
+      span: span)
     return (info, details)
   }
 
@@ -728,12 +738,36 @@ public struct Prober: Sendable {
 
   // MARK: - Durations
 
+  /// The duration a player presents. Without `--scan`: the container's declared duration
+  /// (libavformat's, which is the MP4 movie header, the Matroska Segment Duration, FLV's
+  /// declared duration, Ogg's last granule, or a stream header's), the MP4 fragments' when the
+  /// header holds the "unknown" sentinel, the MP3 Xing header's gapless length. With `--scan`
+  /// the same declared value is kept in the containers that declare one
+  /// (`declaresPresentationDuration`; the samples' interval goes to `span`, never replacing it);
+  /// elsewhere, and where the declared value is missing, zero or a bit-rate estimate, the span
+  /// is the duration (`source: scan`).
   private func fileDuration(
-    _ input: InputFile, streams: [MediaStream], measured: [Int: Measurement], layout: BoxLayout?
+    _ input: InputFile, streams: [MediaStream], measured: [Int: Measurement], layout: BoxLayout?,
+    span: SampleSpan?
   ) -> MediaDuration? {
-    if options.scan, let union = Self.union(streams: streams, measured: measured) {
-      return union
+    let declared = declaredDuration(input, streams: streams, layout: layout)
+    guard options.scan else { return declared }
+    if let declared, declared.seconds > 0, !declared.estimated,
+      Self.declaresPresentationDuration(input.formatName), declared.source != .bitrate
+    {
+      return declared
     }
+    if let span {
+      return MediaDuration(value: span.value, timescale: span.timescale, source: .scan)
+    }
+    return streams.compactMap(\.duration).max { $0.seconds < $1.seconds } ?? declared
+  }
+
+  /// The duration the container (or a stream's header) declares, as libavformat reports it,
+  /// with the sentinel and MP3 rules; nil when none is known.
+  private func declaredDuration(
+    _ input: InputFile, streams: [MediaStream], layout: BoxLayout?
+  ) -> MediaDuration? {
     if let layout, layout.isFragmented || layout.unknownDurationSentinel {
       // The header says "unknown" (or nothing): mehd, else the longest track's fragments.
       if let ticks = layout.fragmentDuration, let scale = layout.movieTimescale, scale > 0 {
@@ -743,13 +777,18 @@ public struct Prober: Sendable {
         $0.seconds < $1.seconds
       }
     }
-    if options.scan {
-      return streams.compactMap(\.duration).max { $0.seconds < $1.seconds }
-    }
     if let mp3 = streams.first(where: { $0.duration?.source == .header }), streams.count <= 2 {
       return mp3.duration
     }
     guard let duration = input.durationMicroseconds else { return nil }
+    // An MP4/MOV movie header's duration is libavformat's (mov.c copies it), exact in its own
+    // timescale rather than rounded to microseconds.
+    if let layout, let ticks = layout.movieDuration, let scale = layout.movieTimescale, scale > 0,
+      input.durationEstimation == .stream,
+      abs(Double(ticks) / Double(scale) * 1e6 - Double(duration)) <= 1
+    {
+      return MediaDuration(value: ticks, timescale: scale, source: .container)
+    }
     let source: DurationSource
     switch input.durationEstimation {
     case .bitrate: source = .bitrate
@@ -760,10 +799,33 @@ public struct Prober: Sendable {
       value: duration, timescale: 1_000_000, estimated: source == .bitrate, source: source)
   }
 
+  /// The containers whose header states how long the presentation lasts: MP4/MOV (the movie
+  /// header, after edit lists; the fragments when it holds the sentinel), Matroska/WebM (the
+  /// Segment Duration, which covers subtitle tracks too) and FLV (`onMetaData`'s duration).
+  /// Elsewhere libavformat's duration is its own estimate from timestamps, packet sizes or a
+  /// stream header that ignores gapless trimming (MPEG-TS/PS, raw audio and video, MP3, Ogg,
+  /// AVI), and a scan's span is the exact form of it.
+  static func declaresPresentationDuration(_ formatName: String) -> Bool {
+    formatName.hasPrefix("mov,mp4") || formatName == "matroska,webm" || formatName == "flv"
+  }
+
+  /// One frame of the file, in seconds: the longest mean frame (or audio packet) duration of
+  /// its scanned audio and video streams. Two durations closer than this are the same answer.
+  static func oneFrame(streams: [MediaStream], measured: [Int: Measurement]) -> Double {
+    var longest = 0.001
+    for stream in streams where stream.type == .video || stream.type == .audio {
+      guard let scan = measured[stream.index]?.scan, let start = scan.start, let end = scan.end,
+        end > start, let count = stream.frameCount, count > 0
+      else { continue }
+      longest = max(longest, Double(end - start) * stream.timeBase.value / Double(count))
+    }
+    return longest
+  }
+
   /// The span every scanned audio and video stream covers together: from the earliest
   /// presented time of any to the latest end of any, exact (in the least common multiple of
   /// their time bases when it fits, else microseconds).
-  static func union(streams: [MediaStream], measured: [Int: Measurement]) -> MediaDuration? {
+  static func union(streams: [MediaStream], measured: [Int: Measurement]) -> SampleSpan? {
     let timed = streams.filter {
       ($0.type == .video && $0.disposition["attached_pic"] != true) || $0.type == .audio
     }
@@ -781,8 +843,7 @@ public struct Prober: Sendable {
     guard let start = bounds.map(\.start).min(), let end = bounds.map(\.end).max() else {
       return nil
     }
-    let span = end - start
-    return MediaDuration(value: span.value, timescale: span.timescale, source: .scan)
+    return SampleSpan(start: start, end: end)
   }
 }
 
