@@ -259,6 +259,21 @@ print(json.dumps({"playable_end": min(first.values()), "indexed_end": max(float(
   ff -t 2 -f lavfi -i "$(video 160x120 25)" -t 2 -f lavfi -i "$(tone 440 48000)" -i "$tmp/longer.srt" -map 0 -map 1 -map 2 "${x264[@]}" -c:a libvorbis -c:s srt "${bitexact[@]}" "$dir/span_subtitle_longer.mkv"
   ff -f lavfi -i "$(video 160x120 25)" -f lavfi -i "$(tone 440 48000)" -t 2 "${x264[@]}" "${aac[@]}" "${bitexact[@]}" "$dir/span_movie_header_short.mp4"
   python3 Scripts/mp4patch.py movie-duration "$dir/span_movie_header_short.mp4" 1500
+  # MPEG-TS whose last audio frame is cut by the end of the file (issue 26): AAC (ADTS), AC-3 and
+  # E-AC-3, 1 s at 48 kHz, the file cut 4, 1 and 2 TS packets + 60 bytes before its end. For the
+  # constant-size AC-3 frames the whole stream's frame size is kept beside the fixture (all its
+  # packets have that size, checked here): whole frames = the cut stream's bytes / that size.
+  ff -f lavfi -i "$(tone 440 48000)" -t 1 "${aac[@]}" "${bitexact[@]}" -f mpegts "$tmp/aac.ts"
+  ff -f lavfi -i "$(tone 440 48000)" -t 1 -c:a ac3 -b:a 96k "${bitexact[@]}" -f mpegts "$tmp/ac3.ts"
+  ff -f lavfi -i "$(tone 440 48000)" -t 1 -c:a eac3 -b:a 96k "${bitexact[@]}" -f mpegts "$tmp/eac3.ts"
+  local codec packets
+  for codec in aac:4 ac3:1 eac3:2; do
+    packets=${codec#*:} codec=${codec%:*}
+    head -c $(($(stat -c %s "$tmp/$codec.ts") - 188 * packets - 60)) "$tmp/$codec.ts" >"$dir/ts_${codec}_cut.ts"
+    [ "$codec" = aac ] && continue
+    ffprobe -v error -select_streams a -show_entries packet=size -of default=nw=1:nk=1 "$tmp/$codec.ts" | sort -u |
+      python3 -c 'import json, sys; sizes = sys.stdin.read().split(); assert len(sizes) == 1, sizes; print(json.dumps({"frame_bytes": int(sizes[0])}))' >"$dir/ts_${codec}_cut.ts.json"
+  done
   rm -rf "$tmp"
   du -sh "$dir"
 }

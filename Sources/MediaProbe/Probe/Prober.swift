@@ -283,7 +283,8 @@ public struct Prober: Sendable {
     var firstPacketYieldsNothing = false
     /// Packets the demuxer marked as not presented (outside an MP4 edit list).
     var discardedPackets = 0
-    /// The stream's last packet holds no frame (`PacketCheck.mpegAudio`: trailing bytes).
+    /// The stream's last packet holds no frame (`PacketCheck.mpegAudio`: trailing bytes; AC-3 or
+    /// ADTS: a frame cut by the end of the file).
     var endsWithFragment = false
     var ratesFromTimestamps: Bool { rateFromTimestamps != nil }
   }
@@ -503,8 +504,10 @@ public struct Prober: Sendable {
           packet, sampleRate: sampleRates[index], timeBase: input.view(index).timeBase)
         let verdict =
           packet.isEmpty ? .undecodable : checks[index]?.verdict(packet.bytes) ?? .frame
-        if case .mpegAudio = checks[index] {
-          results[index]?.endsWithFragment = verdict != .frame
+        switch checks[index] {
+        case .mpegAudio: results[index]?.endsWithFragment = verdict != .frame
+        case .ac3, .adts: results[index]?.endsWithFragment = verdict == .noFrame
+        default: break
         }
         if packet.isDiscarded {
           release(index, isLast: false)
