@@ -140,7 +140,10 @@ clean:
 # $(CORPUS_CACHE)/report.json. A few minutes on 2 cores (ffprobe/mediainfo/oracle results are
 # cached per file; mediaprobe always runs).
 CORPUS_CACHE ?= /work/corpus-cache
-.PHONY: test-corpus
+.PHONY: test-corpus test-truth
+# test-truth: the same run (the scores per check and per container, plain and --scan, beside
+# ffprobe and MediaInfo).
+test-truth: test-corpus
 test-corpus:
 	@test -x .build/debug/mediaprobe || swift build
 	CORPUS_CACHE=$(CORPUS_CACHE) ./Scripts/corpus/fetch.sh

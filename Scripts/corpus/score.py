@@ -769,6 +769,17 @@ def main():
         lines.append(f"{'right|answered':<22}" + "  ".join(f"{x:>22}" for x in cells))
         return "\n".join(lines)
 
+    def per_container(subset):
+        """Right answers per container, % of the checks there, so a regression in one shows."""
+        fmts = collections.Counter((c["format"] or "?").split(",")[0] for c in subset)
+        lines = ["== per container (right, % of n; every check)", "",
+                 f"{'container':<16}{'n':>6}  " + "  ".join(f"{t:>22}" for t in TOOLS)]
+        for fmt, n in fmts.most_common():
+            cs = [c for c in subset if (c["format"] or "?").split(",")[0] == fmt]
+            cells = [f"{100 * sum(c['verdicts'][t] == 'right' for c in cs) / n:6.1f}" for t in TOOLS]
+            lines.append(f"{fmt:<16}{n:>6}  " + "  ".join(f"{x:>22}" for x in cells))
+        return "\n".join(lines)
+
     out = []
     n_files = len(rows)
     n_checked = len({c["file"] for c in checks})
@@ -778,6 +789,8 @@ def main():
                f"{' with modified Sources' if m['sources_modified'] else ''}")
     out.append(f"{versions['ffmpeg']}; mediainfo {versions['mediainfo']}; mutagen {versions['mutagen']}")
     out.append(table(checks, "== every check (right / wrong / unanswered, % of n)"))
+    out.append("")
+    out.append(per_container(checks))
     out.append("")
 
     # ---- mediaprobe's disagreements grouped into classes
