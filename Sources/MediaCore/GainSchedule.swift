@@ -58,6 +58,7 @@ public struct GainSchedule: Sendable, Equatable {
       ? ramp.to : ramp.from + (ramp.to - ramp.from) * Double(into) / Double(ramp.length)
   }
 
+  /// Equal when the base and the ramps are (the evaluation cursor is not compared).
   public static func == (a: GainSchedule, b: GainSchedule) -> Bool {
     a.base == b.base && a.ramps == b.ramps
   }
