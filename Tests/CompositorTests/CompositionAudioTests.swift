@@ -204,3 +204,53 @@ import Testing
     }
   }
 }
+
+/// One whole mix against an independent oracle: the ffmpeg CLI rendering the same document from
+/// a hand-written graph (atrim, aresample, pan for mono, per-sample `volume` with the gains
+/// written from the document by hand, adelay, `-stream_loop` for the bed, amix normalize=0).
+@Suite struct CompositionAudioOracleTests {
+  typealias K = AudioKit
+
+  @Test func aWholeMixMatchesTheFFmpegCLI() throws {
+    let facts = CompositionAudioTests.facts()
+    let plan = try K.plan(
+      #"""
+      {"version": 1, "clips": [{"source": "a.mov", "from": 0.5, "volume": 0.5},
+        {"source": "b.mov", "transition": {"type": "crossfade", "duration": 1}}],
+       "audio": [{"source": "bed.wav", "at": 0.25, "volume": 0.5, "loop": true, "fade_in": 0.5,
+                  "fade_out": 1, "ramps": [{"at": 2, "duration": 1, "to": 0.25}]}]}
+      """#, facts)
+    let (ours, audio) = try K.render(plan, block: 777)
+    #expect(audio.totalSamples == 216_000)
+
+    // Per-sample gains on each input's own timeline (t from its first sample), from the
+    // document: a plays 0-2.5 s, b 1.5-4.5 s, the bed 0.25-4.5 s.
+    let perSample = "asetnsamples=n=1:p=0,asetpts=N/SR/TB"
+    let graph = [
+      "[0:a]atrim=start=0.5:end=3,asetpts=PTS-STARTPTS,aresample=48000,pan=stereo|c0=c0|c1=c0,"
+        + "\(perSample),volume='0.5*if(lt(t,1.5),1,1-(t-1.5))':eval=frame[a]",
+      "[1:a]atrim=start=0:end=3,asetpts=PTS-STARTPTS,\(perSample),"
+        + "volume='if(lt(t,1),t,1)':eval=frame,adelay=delays=72000S:all=1[b]",
+      "[2:a]atrim=end=4.25,asetpts=PTS-STARTPTS,pan=stereo|c0=c0|c1=c0,\(perSample),"
+        + "volume='if(lt(t,0.5),t,if(lt(t,1.75),0.5,if(lt(t,2.75),0.5-0.25*(t-1.75),"
+        + "if(lt(t,3.25),0.25,0.25*(4.25-t)))))':eval=frame,adelay=delays=12000S:all=1[m]",
+      "[a][b][m]amix=inputs=3:normalize=0:duration=longest,atrim=end_sample=216000[out]",
+    ].joined(separator: ";")
+    let oracle = try K.ffmpegSamples(
+      [
+        "-i", CompositionAudioTests.a, "-i", CompositionAudioTests.b, "-stream_loop", "-1",
+        "-i", CompositionAudioTests.bed, "-filter_complex", graph, "-map", "[out]",
+      ], channels: 2)
+    #expect(oracle[0].count == 216_000)
+    var worst: Float = 0
+    var worstAt = 0
+    for channel in 0..<2 {
+      for i in 0..<min(oracle[channel].count, ours[channel].count) {
+        let difference = abs(oracle[channel][i] - ours[channel][i])
+        if difference > worst { (worst, worstAt) = (difference, i) }
+      }
+    }
+    print("largest difference to the ffmpeg CLI: \(worst) at sample \(worstAt)")
+    #expect(worst < 1e-5, "at sample \(worstAt)")
+  }
+}
