@@ -227,7 +227,8 @@ final class Voice {
   private var buffer: [Float] = []
   private var head = 0
   private var bufferStart: Int64 = 0
-  private let scratch = ByteBuffer()
+  /// Converted samples on their way into `buffer` (while the source is open).
+  private var scratch: ByteBuffer?
 
   init(
     label: String, path: String, sourceStart: MediaTime, start: Int64, end: Int64,
@@ -282,6 +283,7 @@ final class Voice {
   /// Closes the source (its file descriptor and decoder).
   func close() {
     source = nil
+    scratch = nil
     exhausted = true
     buffer = []
     head = 0
@@ -294,6 +296,8 @@ final class Voice {
         exhausted = true
         return
       }
+      let scratch = self.scratch ?? ByteBuffer()
+      self.scratch = scratch
       let more: Bool
       do throws(ExtractError) {
         more = try source.step { (conversion) throws(ExtractError) in
@@ -314,6 +318,7 @@ final class Voice {
       if !more {
         exhausted = true
         self.source = nil
+        self.scratch = nil
       }
     }
   }
