@@ -314,3 +314,29 @@ import Testing
     #expect(growth < 10 << 20)
   }
 }
+
+/// Sync with a source whose audio starts after its picture.
+@Suite struct CompositionAudioSyncTests {
+  typealias K = AudioKit
+
+  @Test func audioThatStartsLateKeepsItsPlace() throws {
+    // The audio's first sample is at 0.2 s of the file (video from 0).
+    _ = K.make("late.mkv") { path in
+      [
+        "-f", "lavfi", "-i", "color=c=red:size=64x48:rate=10:duration=3", "-itsoffset", "0.2",
+        "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=2.8",
+        "-c:a", "pcm_s16le", "-c:v", "mpeg4", path,
+      ]
+    }
+    var facts = CompositionAudioTests.facts()
+    facts["late.mkv"] = K.video("3")
+    for (from, silence) in [("0", 9_600), ("0.1", 4_800), ("0.5", 0)] {
+      let plan = try K.plan(
+        #"{"version": 1, "clips": [{"source": "late.mkv", "from": \#(from), "to": 2}]}"#, facts)
+      let (samples, _) = try K.render(plan)
+      let firstSound = samples[0].firstIndex { $0 != 0 } ?? -1
+      // The sine's first sample is 0: its second is the first that is not.
+      #expect(abs(firstSound - (silence + (silence > 0 ? 1 : 0))) <= 1, "from \(from)")
+    }
+  }
+}

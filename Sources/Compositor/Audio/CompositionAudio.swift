@@ -39,6 +39,8 @@ package struct AudioBlock: Sendable, Equatable {
 ///   maps channel to channel; any other count goes through libswresample's default matrix
 ///   (stereo to mono is (L + R) / 2; 5.1 to stereo adds the centre and surrounds at −3 dB,
 ///   normalised so no output passes the loudest input).
+/// - An audio stream that starts after the point played (its first timestamp later than the
+///   file's start + `from`) is preceded by silence until its first sample, keeping sync.
 /// - Voices are summed in 32-bit float without normalisation by their number; a summed sample
 ///   outside [-1, 1] is counted in `clippedSamples` and NOT clamped (the encoder gets it as
 ///   summed).
@@ -271,6 +273,12 @@ final class Voice {
           (ExactNumber(sourceStart).adding(ExactNumber(into))?.doubleValue)
           ?? (seconds + into.seconds)
       }
+      // An audio stream that starts after the point played (a late first packet) keeps its
+      // place: silence until its first sample, as the picture's timestamps are kept.
+      if let audioStart = input.view(index).startSeconds {
+        let lead = audioStart - ((input.startSeconds ?? 0) + seconds)
+        if lead > 0 { bufferStart += Int64((lead * Double(rate)).rounded()) }
+      }
       source = try AudioSource(
         input: input, streamIndex: index, start: seconds, duration: nil,
         target: SourceTarget(
@@ -337,12 +345,14 @@ final class Voice {
     let available = min(last, start + bufferEnd)
     let outputs = channels.count
     let step = sourceChannels
-    if first < available {
-      let length = Int(available - first)
+    // Before `bufferStart`: the source's silence before its first sample.
+    let begin = max(first, start + bufferStart)
+    if begin < available {
+      let length = Int(available - begin)
       var gains = [Float](repeating: 0, count: length)
-      for i in 0..<length { gains[i] = Float(schedule.value(at: first + Int64(i))) }
-      let origin = head + Int(first - start - bufferStart) * step
-      let into = Int(first - blockStart)
+      for i in 0..<length { gains[i] = Float(schedule.value(at: begin + Int64(i))) }
+      let origin = head + Int(begin - start - bufferStart) * step
+      let into = Int(begin - blockStart)
       buffer.withUnsafeBufferPointer { samples in
         for channel in 0..<outputs {
           let lane = step == 1 ? 0 : channel
