@@ -63,6 +63,19 @@ package final class CompositionAudio {
   /// The sources open now.
   package var openSources: Int { active.filter(\.isOpen).count }
 
+  /// What the voices hold between blocks: how many hold any buffer, and how many samples those
+  /// buffers can hold (their capacity). A measure of the mixer's own memory that other work in
+  /// the process does not disturb: voices not reached and voices closed hold nothing.
+  package var heldBuffers: (voices: Int, samples: Int) {
+    var holding = 0
+    var samples = 0
+    for voice in voices where voice.heldSamples > 0 || voice.holdsScratch {
+      holding += 1
+      samples += voice.heldSamples
+    }
+    return (holding, samples)
+  }
+
   private var position: Int64
   /// Every voice, in order of their starts; `pending` is the first not yet reached.
   private var voices: [Voice]
@@ -243,6 +256,11 @@ final class Voice {
     self.end = end
     self.schedule = schedule
   }
+
+  /// The samples its buffer can hold (its capacity; 0 once closed).
+  var heldSamples: Int { buffer.capacity }
+  /// True while it holds a conversion buffer.
+  var holdsScratch: Bool { scratch != nil }
 
   /// True while its source is open.
   var isOpen: Bool { source != nil }
