@@ -12,11 +12,17 @@ public enum CompositorError: ToolError, Equatable {
   /// The render engine failed (encoder, filter graph, muxer, output, interruption): its code.
   case render(RenderError)
 
+  // MARK: The audio mixer's cases (branch mixer)
+  /// The composition's audio could not be mixed: a source that opened but cannot be decoded
+  /// (its decoder's code, with the path), or mixer settings it cannot render.
+  case audio(AudioFailure)
+
   /// The stable machine-readable code.
   public var code: String {
     switch self {
     case .source(_, let error): error.code
     case .render(let error): error.code
+    case .audio(let failure): failure.code
     }
   }
 
@@ -25,6 +31,7 @@ public enum CompositorError: ToolError, Equatable {
     switch self {
     case .source(let path, let error): "\(path): \(error.message)"
     case .render(let error): error.message
+    case .audio(let failure): failure.message
     }
   }
 
@@ -33,6 +40,7 @@ public enum CompositorError: ToolError, Equatable {
     switch self {
     case .source(_, let error): error.cause
     case .render(let error): error.cause
+    case .audio(let failure): failure.cause
     }
   }
 }

@@ -236,45 +236,25 @@ final class Lane {
 
 /// An input's volume over the output timeline (in frames): its base volume, then steps and
 /// linear ramps, each holding until the next (AVAudioMix's `setVolume(_:at:)` and
-/// `setVolumeRamp`).
+/// `setVolumeRamp`), evaluated by the mixer model the composition's audio shares
+/// (`GainSchedule`): a step is a ramp of length 0.
 struct Envelope {
-  private enum Change {
-    case step(frame: Int64, volume: Double)
-    case ramp(frame: Int64, length: Int64, from: Double, to: Double)
-
-    var frame: Int64 {
-      switch self {
-      case .step(let frame, _), .ramp(let frame, _, _, _): frame
-      }
-    }
-  }
-
-  private let base: Double
-  private let changes: [Change]
-  private var cursor = 0
+  private var schedule: GainSchedule
 
   init(base: Double, changes: [VolumeChange], rate: Int) {
-    self.base = base
     func frames(_ seconds: Double) -> Int64 { Int64((seconds * Double(rate)).rounded()) }
-    self.changes = changes.sorted { $0.time < $1.time }.map { change in
+    let ramps = changes.sorted { $0.time < $1.time }.map { change in
       switch change {
-      case .step(let time, let volume): .step(frame: frames(time), volume: volume)
+      case .step(let time, let volume):
+        GainSchedule.Ramp(start: frames(time), length: 0, from: volume, to: volume)
       case .ramp(let time, let duration, let from, let to):
-        .ramp(frame: frames(time), length: max(1, frames(duration)), from: from, to: to)
+        GainSchedule.Ramp(
+          start: frames(time), length: max(1, frames(duration)), from: from, to: to)
       }
     }
+    schedule = GainSchedule(base: base, ramps: ramps)
   }
 
   /// The volume at timeline `frame` (frames only increase between calls, mostly).
-  mutating func value(at time: Int64) -> Double {
-    if cursor > 0 && changes[cursor - 1].frame > time { cursor = 0 }
-    while cursor < changes.count && changes[cursor].frame <= time { cursor += 1 }
-    guard cursor > 0 else { return base }
-    switch changes[cursor - 1] {
-    case .step(_, let volume): return volume
-    case .ramp(let start, let length, let from, let to):
-      let into = time - start
-      return into >= length ? to : from + (to - from) * Double(into) / Double(length)
-    }
-  }
+  mutating func value(at time: Int64) -> Double { schedule.value(at: time) }
 }

@@ -229,7 +229,7 @@ struct MixRun {
     let channels = format.channels
     for index in 0..<(frames * channels) {
       let value = samples[index]
-      if abs(value) > 1 {
+      if MixSum.isClipped(value) {
         clipped += 1
         if firstClip == nil { firstClip = position + Int64(index / channels) }
       }

@@ -1,0 +1,208 @@
+import AV
+import Composition
+import MediaCore
+import OutputKit
+
+#if canImport(Glibc)
+  import Glibc
+#else
+  import Darwin
+#endif
+
+/// The audio part of the compositor's self-check (`check.audio` in the report): the rendered
+/// output's audio level in short windows at every segment's middle and at every gain breakpoint
+/// (crossfades, fades, ramps, loop-free track ends) against the level the plan gives there.
+///
+/// Expected levels are mixed from the sources by `CompositionAudio` itself, starting at each
+/// window (its sources seeked there), so the check proves that what was encoded and muxed is
+/// the plan's mix: at the right time (a shifted or truncated track fails at the breakpoints),
+/// with the right gains (a level off by more than the tolerance fails).
+package struct AudioCheck: Codable, Sendable, Equatable {
+  /// The length of each window in seconds.
+  package var windowSeconds: Double
+  /// The largest difference between expected and measured level that passes, in dB.
+  package var toleranceDB: Double
+  /// Below this RMS level (dBFS) a window counts as silence: two silent levels agree.
+  package var silenceDB: Double
+  /// Every window, in time order.
+  package var windows: [AudioCheckWindow]
+  /// True when every window passed.
+  package var ok: Bool
+}
+
+/// One window of the audio self-check.
+package struct AudioCheckWindow: Codable, Sendable, Equatable {
+  /// What it was placed at: `clips[1] middle`, `clips[2] gain breakpoint`,
+  /// `audio[0] gain breakpoint`.
+  package var at: String
+  /// The composition time it was placed at, in seconds.
+  package var time: Double
+  /// Where the window starts, in seconds (the time minus half a window, kept inside the
+  /// composition).
+  package var start: Double
+  /// The RMS level the plan gives there (all channels), dBFS; null for digital silence.
+  @NullEncoded package var expectedDB: Double?
+  /// The RMS level of the output's audio there, dBFS; null for digital silence.
+  @NullEncoded package var measuredDB: Double?
+  /// Within the tolerance, or both below the silence level.
+  package var ok: Bool
+}
+
+/// Runs the audio self-check.
+package enum AudioSelfCheck {
+  /// Checks the audio of the rendered file at `output` against `plan` mixed at `sampleRate`
+  /// with `channelCount` channels (the settings the render used).
+  ///
+  /// - Parameters:
+  ///   - windowSeconds: each window's length (100 ms: long enough for a stable RMS, short
+  ///     enough to see a fade's slope).
+  ///   - toleranceDB: the largest difference that passes.
+  ///   - silenceDB: the RMS level under which a window is silent (the AAC encoder's noise).
+  /// - Throws: `CompositorError`: the output or a source cannot be read (their codes).
+  package static func check(
+    plan: CompositionPlan, sampleRate: Int, channelCount: Int, output: String,
+    windowSeconds: Double = 0.1, toleranceDB: Double = 1, silenceDB: Double = -60
+  ) throws(CompositorError) -> AudioCheck {
+    let mixer = try CompositionAudio(
+      plan: plan, sampleRate: sampleRate, channelCount: channelCount, startingAt: 0)
+    let total = mixer.totalSamples
+    let length = min(total, max(1, Int64((windowSeconds * Double(sampleRate)).rounded())))
+    let rate = Rational(Int64(sampleRate), 1)!
+
+    // The places: each segment's middle, each breakpoint; one window per start sample.
+    var places: [(label: String, time: MediaTime)] = []
+    for segment in plan.segments {
+      let range = segment.compositionRange
+      let middle =
+        ExactNumber(range.start).adding(
+          ExactNumber(range.duration).multiplied(by: ExactNumber(1, 2)!) ?? .zero)?.time
+        ?? MediaTime(
+          value: Int64((range.start.seconds + range.duration.seconds / 2) * 1e6),
+          timescale: 1_000_000)
+      places.append(("clips[\(segment.index)] middle", middle))
+      for point in segment.audio?.gain.points ?? [] {
+        places.append(("clips[\(segment.index)] gain breakpoint", point.time))
+      }
+    }
+    for track in plan.audio {
+      for point in track.gain.points {
+        places.append(("audio[\(track.index)] gain breakpoint", point.time))
+      }
+    }
+    var windows: [(label: String, time: MediaTime, start: Int64)] = []
+    var seen = Set<Int64>()
+    for place in places {
+      let centre = place.time.units(atRate: rate)
+      let start = min(max(0, centre - length / 2), total - length)
+      guard total > 0, seen.insert(start).inserted else { continue }
+      windows.append((place.label, place.time, start))
+    }
+    windows.sort { $0.start < $1.start }
+
+    // Expected: the plan mixed over each window alone.
+    var expected: [Double] = []
+    for window in windows {
+      let part = try CompositionAudio(
+        plan: plan, sampleRate: sampleRate, channelCount: channelCount,
+        startingAt: window.start)
+      var squares = 0.0
+      var counted: Int64 = 0
+      while counted < length, let block = try part.next(maxSamples: Int(length - counted)) {
+        for channel in block.channels {
+          for sample in channel { squares += Double(sample) * Double(sample) }
+        }
+        counted += Int64(block.channels[0].count)
+      }
+      expected.append(squares / Double(max(1, length) * Int64(channelCount)))
+    }
+
+    // Measured: the output's audio decoded once, each window's squares summed as it passes.
+    let measured = try measure(
+      output, sampleRate: sampleRate, channelCount: channelCount,
+      windows: windows.map { $0.start }, length: length)
+
+    func decibels(_ meanSquare: Double) -> Double? {
+      guard meanSquare > 0 else { return nil }
+      return (10 * log10(meanSquare) * 100).rounded() / 100
+    }
+    var results: [AudioCheckWindow] = []
+    for (index, window) in windows.enumerated() {
+      let e = decibels(expected[index])
+      let m = decibels(measured[index])
+      let silentE = (e ?? -.infinity) < silenceDB
+      let silentM = (m ?? -.infinity) < silenceDB
+      let ok: Bool
+      if silentE || silentM {
+        ok = silentE && silentM
+      } else {
+        ok = abs(e! - m!) <= toleranceDB
+      }
+      results.append(
+        AudioCheckWindow(
+          at: window.label, time: window.time.seconds,
+          start: Double(window.start) / Double(sampleRate), expectedDB: e, measuredDB: m,
+          ok: ok))
+    }
+    return AudioCheck(
+      windowSeconds: Double(length) / Double(sampleRate), toleranceDB: toleranceDB,
+      silenceDB: silenceDB, windows: results, ok: results.allSatisfy(\.ok))
+  }
+
+  /// The mean square of the output's audio (all channels) over `length` samples from each of
+  /// `windows` (sorted starts); 0 where the output has no samples.
+  static func measure(
+    _ path: String, sampleRate: Int, channelCount: Int, windows: [Int64], length: Int64
+  ) throws(CompositorError) -> [Double] {
+    let source: AudioSource
+    do throws(ExtractError) {
+      source = try AudioSource(
+        opening: .file(path), open: OpenOptions(), choice: .automatic, start: nil,
+        duration: nil,
+        target: SourceTarget(
+          encoding: .f32, float: true, sampleRate: sampleRate, channels: channelCount))
+    } catch {
+      throw Voice.failure(path, error)
+    }
+    var sums = [Double](repeating: 0, count: windows.count)
+    guard let last = windows.last else { return sums }
+    let scratch = ByteBuffer()
+    var position: Int64 = 0
+    var first = 0  // the first window not yet passed
+    var more = true
+    while more && position < last + length {
+      scratch.removeAll()
+      do throws(ExtractError) {
+        more = try source.step { (conversion) throws(ExtractError) in
+          do throws(FFmpegError) {
+            try conversion(scratch)
+          } catch {
+            throw .conversion("converting the output's samples to float", error)
+          }
+        }
+      } catch {
+        throw Voice.failure(path, error)
+      }
+      let values = scratch.count / MemoryLayout<Float>.size
+      let frames = Int64(values / channelCount)
+      guard frames > 0 else { continue }
+      let floats = scratch.contents.bindMemory(to: Float.self)
+      let end = position + frames
+      while first < windows.count && windows[first] + length <= position { first += 1 }
+      var index = first
+      while index < windows.count && windows[index] < end {
+        let from = max(windows[index], position)
+        let to = min(windows[index] + length, end)
+        if from < to {
+          var squares = 0.0
+          for i in Int((from - position)) * channelCount..<Int(to - position) * channelCount {
+            squares += Double(floats[i]) * Double(floats[i])
+          }
+          sums[index] += squares
+        }
+        index += 1
+      }
+      position = end
+    }
+    return sums.map { $0 / Double(max(1, length) * Int64(channelCount)) }
+  }
+}
