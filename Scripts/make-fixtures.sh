@@ -259,6 +259,20 @@ print(json.dumps({"playable_end": min(first.values()), "indexed_end": max(float(
   ff -t 2 -f lavfi -i "$(video 160x120 25)" -t 2 -f lavfi -i "$(tone 440 48000)" -i "$tmp/longer.srt" -map 0 -map 1 -map 2 "${x264[@]}" -c:a libvorbis -c:s srt "${bitexact[@]}" "$dir/span_subtitle_longer.mkv"
   ff -f lavfi -i "$(video 160x120 25)" -f lavfi -i "$(tone 440 48000)" -t 2 "${x264[@]}" "${aac[@]}" "${bitexact[@]}" "$dir/span_movie_header_short.mp4"
   python3 Scripts/mp4patch.py movie-duration "$dir/span_movie_header_short.mp4" 1500
+  # An AVI whose header claims 75 video frames (avih dwTotalFrames and the video strh dwLength
+  # patched; 3 s at 25 fps) over the 2 s of MPEG-4 video and MP3 audio it stores (issue 26).
+  ff -f lavfi -i "$(video 96x72 25)" -f lavfi -i "$(tone 440 44100)" -t 2 -c:v mpeg4 -q:v 12 -c:a libmp3lame -b:a 32k "${bitexact[@]}" "$dir/avi_header_longer.avi"
+  python3 - "$dir/avi_header_longer.avi" <<'PY'
+import struct, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+avih = data.find(b"avih")
+data[avih + 24:avih + 28] = struct.pack("<I", 75)  # dwTotalFrames
+strh = data.find(b"strh")
+while data[strh + 8:strh + 12] != b"vids":
+    strh = data.find(b"strh", strh + 4)
+data[strh + 40:strh + 44] = struct.pack("<I", 75)  # dwLength
+open(sys.argv[1], "wb").write(data)
+PY
   # MPEG-TS whose last audio frame is cut by the end of the file (issue 26): AAC (ADTS), AC-3 and
   # E-AC-3, 1 s at 48 kHz, the file cut 4, 1 and 2 TS packets + 60 bytes before its end. For the
   # constant-size AC-3 frames the whole stream's frame size is kept beside the fixture (all its

@@ -15,6 +15,8 @@ public enum DurationSource: String, Codable, Sendable {
   case fragments
   /// The MP3 Xing frame count with the LAME tag's delay and padding: the gapless length.
   case header
+  /// The demuxer's index of stored frames (AVI's `idx1`), where the header claims more.
+  case index
 }
 
 /// An exact duration, as AVFoundation's `CMTime`: `value / timescale` seconds.

@@ -73,4 +73,30 @@ import Testing
     #expect(Self.seconds(json, "span") == 1)
     #expect((json["warnings"] as? [String])?.contains("container_duration_differs") == false)
   }
+
+  /// An AVI whose header claims 75 video frames (3 s at 25 fps; ffprobe says 3.000) over the 2 s
+  /// it stores: the video lasts to the last frame FFmpeg's decoder outputs plus one frame (its
+  /// pts in the stream's 1/25 time base, from framecrc), the file as long as its longest stream,
+  /// source `index`, with the warning.
+  @Test func aviHeaderLongerThanItsFrames() throws {
+    let name = "avi_header_longer.avi"
+    #expect(try Self.ffprobeDuration(name) == 3)
+    let crc = try run(
+      "ffmpeg",
+      [
+        "-nostdin", "-v", "error", "-i", FilesFromTheWildTests.path(name), "-map", "0:v", "-f",
+        "framecrc", "-",
+      ])
+    let lastPTS = try #require(
+      crc.text.split(separator: "\n").filter { $0.hasPrefix("0,") }.last.flatMap {
+        Int($0.split(separator: ",")[2].trimmingCharacters(in: .whitespaces))
+      })
+    let json = try Self.probe(name, scan: false)
+    let video = try #require(value(json, "streams", 0, "duration") as? [String: Any])
+    #expect(video["source"] as? String == "index")
+    #expect(abs((video["seconds"] as? Double ?? 0) - Double(lastPTS + 1) / 25) < 1e-9)
+    #expect(value(json, "duration", "source") as? String == "index")
+    #expect(abs((Self.seconds(json, "duration") ?? 0) - Double(lastPTS + 1) / 25) < 1e-9)
+    #expect((json["warnings"] as? [String])?.contains("container_duration_differs") == true)
+  }
 }

@@ -40,6 +40,19 @@ extension StreamView {
 
   /// The demuxer's index entries: all of them, and those not marked to discard (outside an MP4
   /// edit list).
+  /// The latest timestamp in the demuxer's index (AVI's `idx1`, an MP4 sample table), in the
+  /// stream's time base; nil when the index is empty.
+  package func indexLastTimestamp() -> Int64? {
+    let pointer = input.stream(index)
+    let count = avformat_index_get_entries_count(pointer)
+    var last: Int64?
+    for entry in 0..<count {
+      guard let item = avformat_index_get_entry(pointer, entry) else { continue }
+      last = max(last ?? item.pointee.timestamp, item.pointee.timestamp)
+    }
+    return last
+  }
+
   package func indexCounts() -> (entries: Int64, presented: Int64) {
     let pointer = input.stream(index)
     let count = avformat_index_get_entries_count(pointer)

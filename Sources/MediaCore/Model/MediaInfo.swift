@@ -79,9 +79,11 @@ public struct SampleSpan: Codable, Sendable, Equatable {
 public enum ProbeWarning: String, Codable, Sendable, Comparable {
   /// The file's duration was estimated from the bit rate and the file size (not exact).
   case durationFromBitrate = "duration_from_bitrate"
-  /// `--scan`: the container's declared duration and the span the samples cover differ by more
-  /// than one frame (a subtitle track lasting longer, audio past the movie header's end, a header
-  /// that is simply wrong). `duration` keeps the declared value; `span` has the samples'.
+  /// The container's declared duration and what its samples cover differ: with `--scan`, by
+  /// more than one frame (a subtitle track lasting longer, audio past the movie header's end, a
+  /// header that is simply wrong; `duration` keeps the declared value, `span` has the samples');
+  /// in an AVI, a header claiming frames its index does not hold (the duration is the stored
+  /// frames', `source: index`).
   case containerDurationDiffers = "container_duration_differs"
   /// The container's duration holds the "unknown" sentinel (0xFFFFFFFF); the duration reported
   /// comes from elsewhere (the movie fragments, a scan) or is null.

@@ -780,6 +780,11 @@ public struct Prober: Sendable {
         $0.seconds < $1.seconds
       }
     }
+    // AVI whose header claims frames the index does not hold: the stored frames' end.
+    if input.formatName == "avi", streams.contains(where: { $0.duration?.source == .index }) {
+      return streams.filter { $0.type == .video || $0.type == .audio }.compactMap(\.duration)
+        .max { $0.seconds < $1.seconds }
+    }
     if let mp3 = streams.first(where: { $0.duration?.source == .header }), streams.count <= 2 {
       return mp3.duration
     }

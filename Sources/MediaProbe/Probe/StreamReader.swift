@@ -84,6 +84,16 @@ struct StreamReader {
       return MediaDuration(
         value: mp3.presentedSamples, timescale: mp3.sampleRate, source: .header)
     }
+    // AVI: a header (`dwLength`) claiming frames its index does not hold (a recording cut
+    // short whose header was written first, a patched header) describes no stored frame: a
+    // video stream lasts to its last indexed frame (one tick per frame in AVI's time base).
+    if input.formatName == "avi", view.streamType == .video, let raw, raw > 0,
+      let last = view.indexLastTimestamp(), case let (entries, _) = view.indexCounts(),
+      entries > 0, raw > entries + 1, last + 1 < raw
+    {
+      warnings.insert(.containerDurationDiffers)
+      return MediaDuration(ticks: last + 1, timeBase: timeBase, source: .index)
+    }
     if let raw, raw > 0 {
       return MediaDuration(
         ticks: raw, timeBase: timeBase, estimated: estimatedFromBitrate,
