@@ -97,7 +97,8 @@ public struct FixPlanner: Sendable {
         skipped.append(
           SkippedStep(
             action: action,
-            reason: "its best output would still fail: " + left.map(\.text).joined(separator: "; "),
+            reason: (action == .none ? "the input fails: " : "its best output would still fail: ")
+              + left.map(\.text).joined(separator: "; "),
             wouldFail: left))
         continue
       }
