@@ -29,6 +29,9 @@ public struct FixReport: Codable, Sendable, Equatable {
   @NullEncoded public var bytesOut: Int64?
   /// Seconds the file took (probe, plan, render, re-check).
   public var seconds: Double
+  /// Seconds of each phase: `probe` (and plan), `render` (the remux or transcode), `recheck`
+  /// (probe and decode of the output), `quality` (SSIM/PSNR).
+  public var timings: [String: Double]
   /// The re-check of the output (null when nothing was written).
   @NullEncoded public var recheck: Recheck?
   /// Video quality against the input, for a video re-encode.
@@ -50,6 +53,7 @@ public struct FixReport: Codable, Sendable, Equatable {
     bytesIn = nil
     bytesOut = nil
     seconds = 0
+    timings = [:]
     recheck = nil
     quality = nil
     error = nil

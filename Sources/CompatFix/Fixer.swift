@@ -152,41 +152,57 @@ public struct Fixer: Sendable {
   private func run(path: String, destination: FixDestination, report: inout FixReport)
     throws(FixError)
   {
+    let started = MonotonicClock.seconds()
     guard path != "-", !path.contains("://") else { throw .unsupportedInput(path) }
     let prober = Prober(options: ProbeOptions(timeout: options.timeout))
     let info: MediaInfo
     do { info = try prober.probe(.file(path), path: path) } catch { throw .input(error) }
     report.bytesIn = info.sizeBytes
+    report.timings["probe"] = MonotonicClock.seconds() - started
     let checker = CompatibilityChecker(delivery: options.delivery)
-    let plan: FixPlan
-    do {
-      plan = try FixPlanner(platforms: options.platforms, checker: checker, strict: options.strict)
-        .plan(for: info)
-    } catch {
-      throw .plan(error)
-    }
-    report.plan = plan
-    report.action = plan.action
-    report.reason = plan.reason
-    let output = Self.outputPath(for: path, plan: plan, destination: destination)
-    report.output = output
-    if options.suggest && (plan.action != .none || options.alwaysWrite) {
-      report.command = plan.ffmpegCommand(
-        input: path, output: output ?? "OUT.\(plan.fileExtension)")
-    }
-    if options.dryRun || output == nil {
-      report.status = "planned"
+    let planner = FixPlanner(platforms: options.platforms, checker: checker, strict: options.strict)
+    var atLeast = FixAction.none
+    var refused: [FixAction: String] = [:]
+    while true {
+      let plan: FixPlan
+      do { plan = try planner.plan(for: info, atLeast: atLeast, refused: refused) } catch {
+        throw .plan(error)
+      }
+      report.plan = plan
+      report.action = plan.action
+      report.reason = plan.reason
+      let output = Self.outputPath(for: path, plan: plan, destination: destination)
+      report.output = output
+      if options.suggest && (plan.action != .none || options.alwaysWrite) {
+        report.command = plan.ffmpegCommand(
+          input: path, output: output ?? "OUT.\(plan.fileExtension)")
+      }
+      if options.dryRun || output == nil {
+        report.status = "planned"
+        return
+      }
+      if plan.action == .none && !options.alwaysWrite {
+        report.status = "fine"
+        report.output = nil
+        return
+      }
+      guard let output else { return }
+      try Self.checkDistinct(input: path, output: output)
+      do {
+        try render(plan: plan, info: info, input: path, output: output, report: &report)
+      } catch .render(.muxer(let what, let error))
+        where plan.action > .none && plan.action < .transcodeVideo
+      {
+        // A copied stream the container's muxer refused (Opus from CAF has no OpusHead for
+        // MP4): the next step re-encodes it. Nothing was written.
+        refused[plan.action] = "the muxer refused the copied streams (\(what): \(error.message))"
+        atLeast = FixAction.allCases[FixAction.allCases.firstIndex(of: plan.action)! + 1]
+        report.streams = []
+        continue
+      }
+      report.status = "fixed"
       return
     }
-    if plan.action == .none && !options.alwaysWrite {
-      report.status = "fine"
-      report.output = nil
-      return
-    }
-    guard let output else { return }
-    try Self.checkDistinct(input: path, output: output)
-    try render(plan: plan, info: info, input: path, output: output, report: &report)
-    report.status = "fixed"
   }
 
   /// The output's path: the given file, or `DIR/NAME.EXT` (the input's name, the plan's
@@ -237,6 +253,7 @@ public struct Fixer: Sendable {
     do { input = try Transcoder.open(.file(path)) } catch { throw .render(error) }
     let settings = Self.renderSettings(plan, timeout: options.timeout)
     let rendered: RenderReport
+    var clock = MonotonicClock.seconds()
     do {
       rendered = try Transcoder.run(
         input: input, output: file, name: FileName.display(output), settings: settings)
@@ -269,6 +286,8 @@ public struct Fixer: Sendable {
         codec: (video ? plan.video?.codec : plan.audio?.codec) ?? "",
         settings: encodedSettings, packets: stream.packets)
     }
+    report.timings["render"] = MonotonicClock.seconds() - clock
+    clock = MonotonicClock.seconds()
     // The re-check reads the output before it has its name.
     guard let readable = file.childPath else {
       throw .checkFailed("the output cannot be read back")
@@ -293,6 +312,8 @@ public struct Fixer: Sendable {
       })
     report.recheck = recheck
     report.bytesOut = checked.sizeBytes
+    report.timings["recheck"] = MonotonicClock.seconds() - clock
+    clock = MonotonicClock.seconds()
     if plan.video?.encode != nil && options.measureQuality, let video = plan.video {
       do {
         report.quality = try QualityMeter.measure(
@@ -301,6 +322,26 @@ public struct Fixer: Sendable {
       } catch {
         throw .checkFailed("measuring SSIM/PSNR failed: \(error.message)")
       }
+      report.timings["quality"] = MonotonicClock.seconds() - clock
+    }
+    // Every stream written, and the output as long as the input (within a tenth and 0.1 s: a
+    // stream the decoder could not decode leaves an empty or short track that players refuse,
+    // though its container and codec pass every rule).
+    var problems: [String] = []
+    for stream in rendered.streams where stream.packets == 0 {
+      problems.append(
+        "stream \(stream.input) produced no packet (\(stream.decodeErrors) decode errors)")
+    }
+    if let before = info.duration?.seconds, before > 0 {
+      let after = checked.duration?.seconds ?? 0
+      if after < before * 0.9 - 0.1 {
+        problems.append(
+          "the output lasts \(fixed(after, places: 3)) s, the input \(fixed(before, places: 3)) s")
+      }
+    }
+    if !problems.isEmpty {
+      report.recheck?.passed = false
+      throw .checkFailed(problems.joined(separator: "; "))
     }
     guard recheck.passed else {
       let failing = verdicts.flatMap { verdict in

@@ -60,6 +60,9 @@ public struct SkippedStep: Codable, Sendable, Equatable {
   public var wouldFail: [FixFinding]
 }
 
+/// A step that cannot make the file pass is the failure of trying it.
+extension SkippedStep: Error {}
+
 /// The video of a fixed file: copied (perhaps with a new sample entry) or re-encoded.
 public struct VideoFixPlan: Codable, Sendable, Equatable {
   /// The input stream's index.

@@ -40,8 +40,14 @@ public struct FixPlanner: Sendable {
 
   /// The plan for `info`.
   ///
+  /// - Parameters:
+  ///   - atLeast: the cheapest step to consider (after a cheaper plan failed to render: a copied
+  ///     stream the new container's muxer refused).
+  ///   - refused: why the steps below `atLeast` were dropped, for the plan's `cheaperSteps`.
   /// - Throws: `FixPlanError` (`no_playable_stream`, `drm_protected`, `not_fixable`).
-  public func plan(for info: MediaInfo) throws(FixPlanError) -> FixPlan {
+  public func plan(
+    for info: MediaInfo, atLeast: FixAction = .none, refused: [FixAction: String] = [:]
+  ) throws(FixPlanError) -> FixPlan {
     let facts = CompatFacts(info)
     guard facts.hasVideo || facts.hasAudio else { throw .noPlayableStream }
     let encrypted = info.streams.filter {
@@ -64,58 +70,72 @@ public struct FixPlanner: Sendable {
 
     var skipped: [SkippedStep] = []
     for action in FixAction.allCases {
-      let candidates = self.candidates(
-        action, info: info, facts: facts, video: video, audio: audio, source: source)
-      guard !candidates.isEmpty else {
-        skipped.append(
-          SkippedStep(
-            action: action, reason: Self.notApplicable(action, facts: facts, source: source),
-            wouldFail: []))
-        continue
-      }
-      let judged = candidates.map { candidate in
-        (candidate, platforms.map { checker.check(candidate.facts, on: $0) })
-      }
-      let passing = judged.enumerated().filter { _, pair in
-        pair.1.allSatisfy { !$0.findings.contains(where: fails) }
-      }
-      guard
-        let best = passing.min(by: { a, b in
-          let wa = a.element.1.reduce(0) { $0 + $1.findings.count }
-          let wb = b.element.1.reduce(0) { $0 + $1.findings.count }
-          return wa != wb ? wa < wb : a.offset < b.offset
-        })?.element
-      else {
-        // The candidate closest to passing says what this step leaves failing.
-        let closest = judged.min { a, b in
-          a.1.reduce(0) { $0 + $1.findings.filter(fails).count }
-            < b.1.reduce(0) { $0 + $1.findings.filter(fails).count }
-        }!
-        let left = zip(platforms, closest.1).flatMap { platform, verdict in
-          verdict.findings.filter(fails).map { FixFinding(platform: platform.id, $0) }
-        }
+      switch step(action, info: info, facts: facts, video: video, audio: audio, source: source) {
+      case .failure(let step):
+        skipped.append(step)
+      case .success where action < atLeast:
         skipped.append(
           SkippedStep(
             action: action,
-            reason: (action == .none ? "the input fails: " : "its best output would still fail: ")
-              + left.map(\.text).joined(separator: "; "),
-            wouldFail: left))
-        continue
+            reason: refused[action] ?? "planned, but the output could not be written",
+            wouldFail: []))
+      case .success(let (candidate, expected)):
+        let reason =
+          action == .none
+          ? "already passes " + platforms.map(\.id).joined(separator: ", ")
+          : Self.reason(action, failing: failing)
+        return FixPlan(
+          action: action, reason: reason, failing: failing, cheaperSteps: skipped,
+          container: candidate.container, fileExtension: candidate.fileExtension,
+          muxerOptions: ["mp4", "mov"].contains(candidate.container)
+            ? ["movflags": "+faststart"] : [:],
+          video: candidate.video, audio: candidate.audio, expected: expected,
+          droppedStreams: dropped)
       }
-      let candidate = best.0
-      let reason =
-        action == .none
-        ? "already passes " + platforms.map(\.id).joined(separator: ", ")
-        : Self.reason(action, failing: failing)
-      return FixPlan(
-        action: action, reason: reason, failing: failing, cheaperSteps: skipped,
-        container: candidate.container, fileExtension: candidate.fileExtension,
-        muxerOptions: ["mp4", "mov"].contains(candidate.container)
-          ? ["movflags": "+faststart"] : [:],
-        video: candidate.video, audio: candidate.audio, expected: best.1,
-        droppedStreams: dropped)
     }
     throw .notFixable(skipped.last?.wouldFail ?? failing)
+  }
+
+  /// A step's best output and its verdicts, or why the step cannot make the file pass.
+  private func step(
+    _ action: FixAction, info: MediaInfo, facts: CompatFacts, video: MediaStream?,
+    audio: MediaStream?, source: String
+  ) -> Result<(Candidate, [PlatformVerdict]), SkippedStep> {
+    let candidates = self.candidates(
+      action, info: info, facts: facts, video: video, audio: audio, source: source)
+    guard !candidates.isEmpty else {
+      return .failure(
+        SkippedStep(
+          action: action, reason: Self.notApplicable(action, facts: facts, source: source),
+          wouldFail: []))
+    }
+    let judged = candidates.map { candidate in
+      (candidate, platforms.map { checker.check(candidate.facts, on: $0) })
+    }
+    let passing = judged.enumerated().filter { _, pair in
+      pair.1.allSatisfy { !$0.findings.contains(where: fails) }
+    }
+    if let best = passing.min(by: { a, b in
+      let wa = a.element.1.reduce(0) { $0 + $1.findings.count }
+      let wb = b.element.1.reduce(0) { $0 + $1.findings.count }
+      return wa != wb ? wa < wb : a.offset < b.offset
+    })?.element {
+      return .success(best)
+    }
+    // The candidate closest to passing says what this step leaves failing.
+    let closest = judged.min { a, b in
+      a.1.reduce(0) { $0 + $1.findings.filter(fails).count }
+        < b.1.reduce(0) { $0 + $1.findings.filter(fails).count }
+    }!
+    let left = zip(platforms, closest.1).flatMap { platform, verdict in
+      verdict.findings.filter(fails).map { FixFinding(platform: platform.id, $0) }
+    }
+    return .failure(
+      SkippedStep(
+        action: action,
+        reason: (action == .none ? "the input fails: " : "its best output would still fail: ")
+          + left.map(\.text).joined(separator: "; "),
+        wouldFail: left))
   }
 
   /// A finding the output must not have: a failure, and with `strict` a warning too.

@@ -282,4 +282,29 @@ struct MediaCompatFixTests {
     #expect(result.text.contains("\"code\":\"write_error\""), "\(result.text)")
     #expect(directory.contents.isEmpty)
   }
+
+  @Test("every kind of record validates against schemas/mediacompat-fix.schema.json")
+  func schema() throws {
+    let directory = try TemporaryDirectory()
+    var lines = ""
+    for arguments in [
+      [
+        "--strict", "--suggest", "--platform", "firefox", "-o", directory.path("a.mp4"),
+        "\(Self.fixtures)/hevc_hev1.mp4",
+      ],
+      [
+        "--platform", "ios-17", "--output-dir", directory.url.path,
+        "\(Self.fixtures)/h264_aac.mkv", "\(Self.fixtures)/subtitles.mkv",
+        "\(Self.fixtures)/h264_aac.mp4",
+      ],
+      ["--dry-run", "--platform", "chrome", "\(Self.fixtures)/h264_ac3.mkv"],
+    ] {
+      lines += try fix(arguments).run.text
+    }
+    #expect(lines.split(separator: "\n").count == 5)
+    let result = try run(
+      "python3", ["Scripts/validate-json.py", "schemas/mediacompat-fix.schema.json", "-"],
+      stdin: Data(lines.utf8))
+    #expect(result.status == 0, "\(result.stderr)")
+  }
 }
