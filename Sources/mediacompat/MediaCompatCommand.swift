@@ -56,7 +56,7 @@ struct MediaCompatCommand: ParsableCommand {
 
       --fix makes each file play on every named --platform with the least work that does it: \
       nothing (it already passes; no output unless --always-write), a retag (the same container, \
-      packets copied, the video's sample entry hev1 → hvc1), a remux (another container, every \
+      packets copied, the video's sample entry hev1 -> hvc1), a remux (another container, every \
       packet copied; MP4 with +faststart), an audio-only transcode (video copied; AAC or Opus, \
       channels kept unless a platform caps them), or a video transcode (libx264 CRF 23, preset \
       medium, at the platform's profile and the lowest H.264 level that allows the size and rate; \
