@@ -34,3 +34,8 @@ ff "${video[@]}" -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=2" \
 printf '1\n00:00:00,000 --> 00:00:01,000\nhello\n' > "$dir/subtitles.srt"
 ff -i "$dir/subtitles.srt" -c:s srt "${bitexact[@]}" "$dir/subtitles.mkv"
 rm "$dir/subtitles.srt"
+# - drm_cenc.mp4: h264_aac.mp4 encrypted with Common Encryption (cenc-aes-ctr, a test key): the
+#   MP4 demuxer shows avc1/mp4a, the streams carry encryption info (drm_protected).
+ff -i "$dir/h264_aac.mp4" -c copy -encryption_scheme cenc-aes-ctr \
+  -encryption_key 76a6c65c5ea762046bd749a2e632ccbb -encryption_kid a7e61c373e219033c21091fa607bf3b8 \
+  "${bitexact[@]}" "$dir/drm_cenc.mp4"

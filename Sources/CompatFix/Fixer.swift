@@ -158,6 +158,18 @@ public struct Fixer: Sendable {
     let info: MediaInfo
     do { info = try prober.probe(.file(path), path: path) } catch { throw .input(error) }
     report.bytesIn = info.sizeBytes
+    do {
+      let input = try Transcoder.open(.file(path))
+      if let index = input.firstEncryptedStream() {
+        throw FixError.plan(
+          .drmProtected(
+            "stream \(index) (\(input.view(index).codecName)) is encrypted (Common Encryption)"))
+      }
+    } catch let error as FixError {
+      throw error
+    } catch {
+      throw .render(error as! RenderError)
+    }
     report.timings["probe"] = MonotonicClock.seconds() - started
     let checker = CompatibilityChecker(delivery: options.delivery)
     let planner = FixPlanner(platforms: options.platforms, checker: checker, strict: options.strict)

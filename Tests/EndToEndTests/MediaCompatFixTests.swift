@@ -307,4 +307,61 @@ struct MediaCompatFixTests {
       stdin: Data(lines.utf8))
     #expect(result.status == 0, "\(result.stderr)")
   }
+
+  @Test("an encrypted (Common Encryption) MP4 is drm_protected; nothing is written")
+  func drm() throws {
+    let directory = try TemporaryDirectory()
+    let (status, records, _) = try fix([
+      "--always-write", "--platform", "ios-17", "--output-dir", directory.url.path,
+      "\(Self.fixtures)/drm_cenc.mp4",
+    ])
+    #expect(status == 1)
+    #expect(value(records.first, "error", "code") as? String == "drm_protected")
+    #expect(directory.contents.isEmpty)
+  }
+
+  @Test("a full disk (past the file size limit: EFBIG) is write_error, and nothing is left")
+  func diskFull() throws {
+    let directory = try TemporaryDirectory()
+    let tool = productsDirectory.appendingPathComponent("mediacompat").path
+    // 20 KiB may be written; the output is ~58 KB. SIGXFSZ ignored: write() fails with EFBIG.
+    let result = try run(
+      "bash",
+      [
+        "-c", "trap '' XFSZ; ulimit -f 20; exec \"$0\" \"$@\"", tool, "--fix", "--ndjson",
+        "--platform", "chrome", "--output-dir", directory.url.path,
+        "\(Self.fixtures)/h264_ac3.mkv",
+      ])
+    #expect(result.status == 1, "\(result.stderr)")
+    #expect(result.text.contains("\"code\":\"write_error\""), "\(result.text)")
+    #expect(directory.contents.isEmpty)
+  }
+
+  @Test("Ctrl-C during a transcode: status 130, nothing left in the output directory")
+  func interrupted() throws {
+    let directory = try TemporaryDirectory()
+    let input = directory.path("long.mp4")
+    let made = try run(
+      "ffmpeg",
+      [
+        "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25",
+        "-t", "30", "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error",
+        input,
+      ])
+    #expect(made.status == 0, "\(made.stderr)")
+    let out = directory.path("out")
+    try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+    let process = Process()
+    process.executableURL = productsDirectory.appendingPathComponent("mediacompat")
+    process.arguments = ["--fix", "--strict", "--platform", "firefox", "--output-dir", out, input]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    #expect(waitUntilWriting(process, under: out), "the output should be open meanwhile")
+    Thread.sleep(forTimeInterval: 0.3)
+    kill(process.processIdentifier, SIGINT)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 130)
+    #expect((try FileManager.default.contentsOfDirectory(atPath: out)).isEmpty)
+  }
 }
