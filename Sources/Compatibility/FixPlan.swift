@@ -178,12 +178,13 @@ public struct FixPlan: Codable, Sendable, Equatable {
   ///   - input: the input path.
   ///   - output: the output path.
   public func ffmpegArguments(input: String, output: String) -> [String] {
-    var arguments = ["ffmpeg", "-nostdin", "-i", input]
+    // The display matrix is kept, the pictures not turned (as the render does).
+    let rotate = video?.encode != nil ? ["-noautorotate"] : []
+    var arguments = ["ffmpeg", "-nostdin"] + rotate + ["-i", input]
     if let video { arguments += ["-map", "0:\(video.input)"] }
     if let audio { arguments += ["-map", "0:\(audio.input)"] }
     if let video {
       if let encode = video.encode {
-        arguments += ["-noautorotate"]
         if encode.filter != "null" { arguments += ["-vf", encode.filter] }
         arguments += encode.settings.ffmpegArguments
         arguments += ["-preset", encode.preset, "-crf", RuleValue.number(encode.crf).description]
