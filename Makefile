@@ -13,7 +13,7 @@ PREFIX ?= /usr/local
 TOOLS := mediaprobe media2wav mediacompat mediamerge
 SAMPLE := Tests/Fixtures/orient_right.mp4
 
-.PHONY: all setup build release demo test test-browsers test-asan test-large fuzz lint check-generated generated fixtures goldens bench install uninstall clean
+.PHONY: all setup build release demo test test-browsers test-fix-browsers test-asan test-large fuzz lint check-generated generated fixtures goldens bench install uninstall clean
 
 all: build
 
@@ -61,6 +61,11 @@ test: setup
 	MEDIAPROBE="$$(swift build --show-bin-path)/mediaprobe" ./Scripts/spark/test.sh
 	./Scripts/update-generated.sh --check
 	swift format lint --strict --recursive Sources Tests Package.swift
+
+# mediacompat --fix against real browsers: every corpus file a browser refuses must play after
+# --fix --strict --platform <browser> (Scripts/browser-oracle/fix-oracle.sh; about 3 minutes).
+test-fix-browsers: build
+	./Scripts/browser-oracle/fix-oracle.sh
 
 # The real-player oracle alone (Scripts/browser-oracle; under a minute on two cores).
 test-browsers: build

@@ -36,8 +36,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
 probe="$bin/mediaprobe"
-[ -x "$probe" ] || { echo "build first: make release" >&2; exit 1; }
 which=${1:-all}
+if [ "$which" = fix ]; then probe="$bin/mediacompat"; fi
+[ -x "$probe" ] || { echo "build first: make release" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -163,7 +163,7 @@ _mediacompat() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(--all-platforms --suggest --json --ndjson --strict --list-platforms --fix --always-write --dry-run --force --no-sync -q --quiet -v --verbose -0 --null --allow-references --allow-network --version -h --help)
+    local -a non_repeating_flags=(--all-platforms --suggest --json --ndjson --strict --list-platforms --fix --always-write --dry-run --fast-recheck --force --no-sync -q --quiet -v --verbose -0 --null --allow-references --allow-network --version -h --help)
     local -a repeating_options=(-p --platform)
     local -a non_repeating_options=(--delivery --explain -o --output --output-dir -j --jobs --files-from --input-format --max-bytes --timeout)
     __mediacompat_offer_flags_options -1

@@ -20,7 +20,7 @@ function __mediacompat_parse_tokens -S
     set -l unparsed_tokens (__mediacompat_tokens -pc)
     switch $unparsed_tokens[1]
     case 'mediacompat'
-        __mediacompat_parse_subcommand -r 1 'p/platform=+' 'all-platforms' 'suggest' 'json' 'ndjson' 'strict' 'delivery=' 'list-platforms' 'explain=' 'fix' 'o/output=' 'output-dir=' 'always-write' 'dry-run' 'force' 'no-sync' 'j/jobs=' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'input-format=' 'allow-network' 'max-bytes=' 'timeout=' 'version' 'h/help'
+        __mediacompat_parse_subcommand -r 1 'p/platform=+' 'all-platforms' 'suggest' 'json' 'ndjson' 'strict' 'delivery=' 'list-platforms' 'explain=' 'fix' 'o/output=' 'output-dir=' 'always-write' 'dry-run' 'fast-recheck' 'force' 'no-sync' 'j/jobs=' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'input-format=' 'allow-network' 'max-bytes=' 'timeout=' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __mediacompat_parse_subcommand -r 1 'version'
@@ -91,6 +91,7 @@ complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_o
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" output-dir' -l 'output-dir' -d 'With --fix: write each output into this directory (NAME.EXT).' -rfa '(__mediacompat_complete_directories)'
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" always-write' -l 'always-write' -d 'With --fix: write an output also for a file that already passes (a copy).'
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" dry-run' -l 'dry-run' -d 'With --fix: print the plan and its settings, write nothing.'
+complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" fast-recheck' -l 'fast-recheck' -d 'With --fix: the re-check decodes only video keyframes (and all audio), as mediaprobe --verify-fast.'
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" force' -l 'force' -d 'Replace existing output files (regular files only; nothing else is replaced).'
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" no-sync' -l 'no-sync' -d 'Do not fsync each finished file and its directory (faster; a crash or power cut soon after may then lose a file that was reported as written).'
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" j jobs' -s 'j' -l 'jobs' -d 'Work on this many files at once (default: the number of cores); the output keeps the input order.' -rfka ''

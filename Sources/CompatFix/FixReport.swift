@@ -80,6 +80,9 @@ public struct StreamOutcome: Codable, Sendable, Equatable {
 
 /// The output, checked the way its input was.
 public struct Recheck: Codable, Sendable, Equatable {
+  /// What was decoded: `all` packets, or video `keyframes` (and all audio) with
+  /// `--fast-recheck`.
+  public var scope: VerifyScope
   /// Every platform passes (warnings allowed) and every stream decodes without an error.
   public var passed: Bool
   /// The output's verdict per platform.

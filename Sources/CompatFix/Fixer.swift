@@ -100,14 +100,20 @@ public struct FixOptions: Sendable {
   public var measureQuality: Bool
   /// Warnings count as failures, in the plan and in the re-check.
   public var strict: Bool
+  /// What the re-check decodes: every packet (`all`, the default), or, as `mediaprobe
+  /// --verify-fast`, only the video's keyframes and the whole audio (`keyframes`: for a long
+  /// remux, whose packets are the input's, the full decode costs far more than the copy).
+  public var recheckScope: VerifyScope
 
   /// Options for `platforms`.
   public init(
     platforms: [Platform], delivery: Delivery = .file, alwaysWrite: Bool = false,
     dryRun: Bool = false, suggest: Bool = false, overwrite: Bool = false, sync: Bool = true,
-    timeout: Double? = nil, measureQuality: Bool = true, strict: Bool = false
+    timeout: Double? = nil, measureQuality: Bool = true, strict: Bool = false,
+    recheckScope: VerifyScope = .all
   ) {
     self.strict = strict
+    self.recheckScope = recheckScope
     self.platforms = platforms
     self.delivery = delivery
     self.alwaysWrite = alwaysWrite
@@ -306,7 +312,9 @@ public struct Fixer: Sendable {
     }
     let checked: MediaInfo
     do {
-      checked = try Prober(options: ProbeOptions(timeout: options.timeout, verify: .all)).probe(
+      checked = try Prober(
+        options: ProbeOptions(timeout: options.timeout, verify: options.recheckScope)
+      ).probe(
         .file(readable), path: output)
     } catch {
       throw .checkFailed("the output cannot be probed: \(error.message)")
@@ -314,6 +322,7 @@ public struct Fixer: Sendable {
     let checker = CompatibilityChecker(delivery: options.delivery)
     let verdicts = options.platforms.map { checker.check(checked, on: $0) }
     let recheck = Recheck(
+      scope: options.recheckScope,
       passed: verdicts.allSatisfy {
         $0.verdict == .pass || ($0.verdict == .warn && !options.strict)
       } && checked.integrity == .ok,

@@ -64,7 +64,8 @@ struct MediaCompatCommand: ParsableCommand {
       from the failing rules, and the report says why each cheaper step could not do it. The \
       work is done in-process (no ffmpeg executable); the output is written atomically and \
       re-checked before it gets its name: every platform must pass it and it must decode without \
-      an error (the --verify path); a video transcode reports SSIM and PSNR against the input. \
+      an error (the --verify path; --fast-recheck: video keyframes only); a video transcode \
+      reports SSIM and PSNR against the input. \
       A fix that fails its re-check is an error (fix_check_failed) and nothing is written. \
       --dry-run prints the plan and its exact settings; --suggest adds the equivalent ffmpeg \
       command of the same plan. One JSON record per file with --ndjson (schema: \
@@ -155,6 +156,12 @@ struct MediaCompatCommand: ParsableCommand {
   @Flag(help: "With --fix: print the plan and its settings, write nothing.")
   var dryRun = false
 
+  @Flag(
+    help:
+      "With --fix: the re-check decodes only video keyframes (and all audio), as mediaprobe --verify-fast."
+  )
+  var fastRecheck = false
+
   @OptionGroup var outputFile: OutputFileOptions
 
   @OptionGroup var parallel: ParallelOptions
@@ -193,8 +200,11 @@ struct MediaCompatCommand: ParsableCommand {
         throw ValidationError("-o/--output takes one input; use --output-dir for several")
       }
       if json { throw ValidationError("--fix reports with --ndjson (one record per file)") }
-    } else if output != nil || outputDir != nil || alwaysWrite || dryRun || outputFile.force {
-      throw ValidationError("-o, --output-dir, --always-write, --dry-run and --force need --fix")
+    } else if output != nil || outputDir != nil || alwaysWrite || dryRun || outputFile.force
+      || fastRecheck
+    {
+      throw ValidationError(
+        "-o, --output-dir, --always-write, --dry-run, --fast-recheck and --force need --fix")
     }
     do {
       _ = try PlatformDatabase.resolve(list: platform + (explain.map { [$0] } ?? []))
@@ -265,7 +275,7 @@ struct MediaCompatCommand: ParsableCommand {
       options: FixOptions(
         platforms: platforms, delivery: delivery, alwaysWrite: alwaysWrite, dryRun: dryRun,
         suggest: suggest, overwrite: outputFile.force, sync: !outputFile.noSync,
-        timeout: limits.timeout, strict: strict))
+        timeout: limits.timeout, strict: strict, recheckScope: fastRecheck ? .keyframes : .all))
     let inputs = try input.inputs(arguments: paths)
     let writer = Mutex(ndjson ? JSONStreamWriter(layout: .lines) : nil)
     let failed = Atomic(false)

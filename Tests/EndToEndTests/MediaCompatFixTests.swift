@@ -91,6 +91,15 @@ struct MediaCompatFixTests {
     #expect(moov < mdat)
     try expectTimingKept(input, output)
     #expect(value(record, "recheck", "passed") as? Bool == true)
+    #expect(value(record, "recheck", "scope") as? String == "all")
+    // --fast-recheck decodes the video's keyframes only, and says so.
+    let fast = try fix([
+      "--fast-recheck", "--force", "--platform", "ios-17", "--output-dir", directory.url.path,
+      input,
+    ])
+    #expect(value(fast.records.first, "recheck", "scope") as? String == "keyframes")
+    #expect(value(fast.records.first, "recheck", "passed") as? Bool == true)
+    #expect(try streamHashes(output) == streamHashes(input))
   }
 
   @Test("an HEVC 'hev1' MP4 for ios-17 is retagged to 'hvc1', packets copied")
@@ -369,5 +378,37 @@ struct MediaCompatFixTests {
     process.waitUntilExit()
     #expect(process.terminationStatus == 130)
     #expect((try FileManager.default.contentsOfDirectory(atPath: out)).isEmpty)
+  }
+
+  @Test("4K 120 fps H.264 with 96 kHz AAC for apple-hls: scaled into 1920x1080, 60 fps, 48 kHz")
+  func limitsLowered() throws {
+    let directory = try TemporaryDirectory()
+    let input = directory.path("uhd120.mp4")
+    // apple-hls: H.264 level <= 4.2, <= 60 fps, audio <= 48 kHz (its rules); 4K at 120 fps is
+    // level 5.2 (x264 labels it so), and the recipe's box is 1920x1080.
+    let made = try run(
+      "ffmpeg",
+      [
+        "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=3840x2160:rate=120",
+        "-f", "lavfi", "-i", "sine=sample_rate=96000", "-t", "0.5", "-c:v", "libx264",
+        "-preset", "ultrafast", "-crf", "40", "-c:a", "aac", "-ac", "2", input,
+      ])
+    #expect(made.status == 0, "\(made.stderr)")
+    let output = directory.path("out.mp4")
+    let (status, records, result) = try fix(["--platform", "apple-hls", "-o", output, input])
+    #expect(status == 0, "\(result.stderr)")
+    let record = try #require(records.first)
+    #expect(record["action"] as? String == "transcode-video")
+    let streams = try ffprobe(output).streams
+    let video = try #require(streams.first { $0["codec_type"] as? String == "video" })
+    let audio = try #require(streams.first { $0["codec_type"] as? String == "audio" })
+    #expect(video["width"] as? Int == 1920)
+    #expect(video["height"] as? Int == 1080)
+    #expect(video["r_frame_rate"] as? String == "60/1")
+    #expect((video["level"] as? Int).map { $0 <= 42 } == true, "level \(video["level"] ?? "")")
+    #expect(audio["sample_rate"] as? String == "48000")
+    #expect(audio["channels"] as? Int == 2)
+    let check = try run("mediacompat", ["--platform", "apple-hls", output])
+    #expect(check.status == 0, "\(check.text)")
   }
 }
