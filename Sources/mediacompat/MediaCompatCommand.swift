@@ -288,11 +288,11 @@ struct MediaCompatCommand: ParsableCommand {
       writer.withLock { writer in
         if writer != nil {
           writer!.write(report)
-        } else if !quiet {
+        } else if !quiet && report.error == nil {
           Console.out(FixText.render(report))
         }
-        if let error = report.error, writer != nil || quiet {
-          Console.error("mediacompat", "\(report.path): \(error.message)")
+        if let error = report.error {
+          Console.error("mediacompat", "\(report.path): \(error.code): \(error.message)")
         }
       }
     }
