@@ -411,4 +411,27 @@ struct MediaCompatFixTests {
     let check = try run("mediacompat", ["--platform", "apple-hls", output])
     #expect(check.status == 0, "\(check.text)")
   }
+
+  @Test("--fast-recheck (and mediaprobe --verify-fast) on 10 s GOPs: no timestamp jump")
+  func longGOPs() throws {
+    let directory = try TemporaryDirectory()
+    let input = directory.path("gop.mkv")
+    // x264's default keyint 250 at 25 fps: keyframes at 0, 10 and 20 s.
+    let made = try run(
+      "ffmpeg",
+      [
+        "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25",
+        "-t", "25", "-c:v", "libx264", "-preset", "ultrafast", "-g", "250", input,
+      ])
+    #expect(made.status == 0, "\(made.stderr)")
+    let probe = try run("mediaprobe", ["--verify-fast", input])
+    #expect(probe.status == 0, "\(probe.stderr)")
+    #expect(value(try probe.json(), "integrity") as? String == "ok")
+    let output = directory.path("out.mp4")
+    let (status, records, result) = try fix([
+      "--fast-recheck", "--platform", "ios-17", "-o", output, input,
+    ])
+    #expect(status == 0, "\(result.stderr)")
+    #expect(value(records.first, "recheck", "integrity") as? String == "ok")
+  }
 }
