@@ -84,7 +84,7 @@ public struct VideoFixPlan: Codable, Sendable, Equatable {
 public struct VideoEncodePlan: Codable, Sendable, Equatable {
   /// The encoder and the profile, pixel format and level it is opened with.
   public var settings: VideoEncoderSettings
-  /// libx264's constant quality (CRF); the default 23.
+  /// libx264's constant quality (CRF); the default 23. Used when `bitRate` is nil.
   public var crf: Double
   /// The encoder's preset (`medium`, x264's default).
   public var preset: String
@@ -187,7 +187,12 @@ public struct FixPlan: Codable, Sendable, Equatable {
       if let encode = video.encode {
         if encode.filter != "null" { arguments += ["-vf", encode.filter] }
         arguments += encode.settings.ffmpegArguments
-        arguments += ["-preset", encode.preset, "-crf", RuleValue.number(encode.crf).description]
+        arguments += ["-preset", encode.preset]
+        // A platform's bit rate (the historical tiers) replaces constant quality, as in the
+        // render (`RateControl.bitRate`).
+        if encode.bitRate == nil {
+          arguments += ["-crf", RuleValue.number(encode.crf).description]
+        }
         if let bitRate = encode.bitRate {
           arguments += [
             "-b:v", "\(bitRate)", "-maxrate", "\(bitRate * 5 / 4)", "-bufsize", "\(bitRate * 2)",

@@ -22,7 +22,8 @@ enum FixText {
             + (video.encode.map { encode in
               "re-encode \(video.sourceCodec) → \(video.codec) (\(encode.settings.encoder)"
                 + " profile \(encode.settings.profile ?? "-") level \(encode.settings.level ?? "-")"
-                + " crf \(RuleValue.number(encode.crf)) preset \(encode.preset)"
+                + (encode.bitRate.map { " \($0 / 1000) kb/s" }
+                  ?? " crf \(RuleValue.number(encode.crf))") + " preset \(encode.preset)"
                 + " \(encode.width)x\(encode.height)"
                 + " \(fixed(encode.frameRate, places: 3)) fps, filter \(encode.filter))"
             } ?? "copy \(video.codec)" + (video.tag.map { " as \($0)" } ?? "")))
