@@ -166,7 +166,7 @@ public struct FixPlan: Codable, Sendable, Equatable {
   public var muxerName: String {
     switch container {
     case "mkv": "matroska"
-    case "3gp": "3gp"
+    case "ts": "mpegts"
     default: container
     }
   }
