@@ -13,7 +13,7 @@ PREFIX ?= /usr/local
 TOOLS := mediaprobe media2wav mediacompat mediamerge
 SAMPLE := Tests/Fixtures/orient_right.mp4
 
-.PHONY: all setup build release demo test test-browsers test-asan test-large fuzz lint check-generated generated fixtures goldens bench install uninstall clean
+.PHONY: all setup build release demo test test-browsers test-fix-browsers test-asan test-large fuzz lint check-generated generated fixtures goldens bench install uninstall clean
 
 all: build
 
@@ -45,6 +45,10 @@ demo: build
 	@echo "== mediacompat: does an hev1-tagged HEVC clip play on an iPhone? (and the fix)"
 	@$$(swift build --show-bin-path)/mediacompat --platform iphone,android --suggest Tests/Fixtures/hevc_hev1.mp4 || true
 	@echo
+	@echo "== mediacompat --fix: an H.264 + AC-3 MKV made to play on iOS (the least work: remux), and the NDJSON report"
+	@$$(swift build --show-bin-path)/mediacompat --fix --platform ios --force -o .build/demo/fixed.mp4 Tests/FixFixtures/h264_ac3.mkv
+	@$$(swift build --show-bin-path)/mediacompat --fix --ndjson --platform ios --force -o .build/demo/fixed.mp4 Tests/FixFixtures/h264_ac3.mkv | jq -c '{action, reason, streams: [.streams[] | {kind, treatment, codec}], bytes_in, bytes_out, recheck: .recheck.passed}'
+	@echo
 	@echo "== mediamerge: landscape 30 fps + portrait phone clip (29.97 fps, no audio) + mirrored front camera, upright on one timeline"
 	@$$(swift build --show-bin-path)/mediamerge --force Tests/MergeFixtures/landscape.mp4 Tests/MergeFixtures/portrait.mp4 Tests/MergeFixtures/mirrored.mp4 -o .build/demo/merged.mp4
 	@$$(swift build --show-bin-path)/mediaprobe --summary --scan .build/demo/merged.mp4
@@ -57,6 +61,11 @@ test: setup
 	MEDIAPROBE="$$(swift build --show-bin-path)/mediaprobe" ./Scripts/spark/test.sh
 	./Scripts/update-generated.sh --check
 	swift format lint --strict --recursive Sources Tests Package.swift
+
+# mediacompat --fix against real browsers: every corpus file a browser refuses must play after
+# --fix --strict --platform <browser> (Scripts/browser-oracle/fix-oracle.sh; about 3 minutes).
+test-fix-browsers: build
+	./Scripts/browser-oracle/fix-oracle.sh
 
 # The real-player oracle alone (Scripts/browser-oracle; under a minute on two cores).
 test-browsers: build

@@ -95,6 +95,12 @@ let package = Package(
         .embedInCode("Platforms/safari.json"),
       ]
     ),
+    // mediacompat --fix: the planner's typed plan (Compatibility) carried out in-process
+    // through Render, the output re-checked (verdicts, the verify path, SSIM/PSNR) before it is
+    // committed. No command-line code.
+    .target(
+      name: "CompatFix",
+      dependencies: ["Compatibility", "Render", "AV", "OutputKit", "MediaCore", "MediaProbe"]),
     // Decoding audio to PCM (libswresample) and the RIFF/RF64 writer. No command-line code.
     // Its loops touch every sample (the analysis's true-peak screen, peaks, sums), so it is
     // optimized in debug builds too: the tests measure minutes of EBU test signals in seconds.
@@ -144,7 +150,7 @@ let package = Package(
     .executableTarget(
       name: "mediacompat",
       dependencies: [
-        "MediaCore", "MediaProbe", "Compatibility", "ToolSupport",
+        "MediaCore", "MediaProbe", "Compatibility", "CompatFix", "ToolSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

@@ -23,13 +23,22 @@
 #     (libx264 veryfast CRF 23, AAC at its default rate, -threads 2, decoders on auto; the two
 #     outputs must hash equal), and a remux (MKV -> MP4 +faststart) against `ffmpeg -c copy`:
 #     wall and CPU time (best of 3, alternating), their ratios (target <= 1.0), peak RSS of both.
-#   Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render]   (make bench builds the release binaries first)
+#   fix: mediacompat --fix (issue 23) against the ffmpeg command its --suggest prints for the same
+#     plan (the same encoder settings; ffmpeg's threads on auto as ours): a remux of a long 1080p
+#     H.264/AAC MKV to MP4 for ios-17 (FIX_BENCH_SECONDS, default 60 s at 20 Mb/s, ~150 MB; 420 s
+#     makes the 1 GB file of the issue), an audio-only transcode (H.264 + AC-3 5.1 MKV for
+#     chrome, 60 s) and a full transcode (10 s of 720p HEVC for firefox --strict). Wall time of
+#     the whole fix (with its re-check: the output probed and decoded, SSIM/PSNR for the video
+#     transcode) and of its render phase alone (the report's timings.render), ratios to ffmpeg's
+#     wall time (target for the render <= 1.0), peak RSS of both.
+#   Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render|fix]   (make bench builds the release binaries first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
 probe="$bin/mediaprobe"
-[ -x "$probe" ] || { echo "build first: make release" >&2; exit 1; }
 which=${1:-all}
+if [ "$which" = fix ]; then probe="$bin/mediacompat"; fi
+[ -x "$probe" ] || { echo "build first: make release" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -374,6 +383,56 @@ bench_render() {
   rm -f "$work"/ours.mp4 "$work"/ffmpeg.mp4
 }
 
+bench_fix() {
+  local compat="$bin/mediacompat"
+  local seconds=${FIX_BENCH_SECONDS:-60}
+  echo "== making the inputs: ${seconds} s 1080p25 H.264 (20 Mb/s) + AAC MKV, 60 s H.264 + AC-3 5.1 MKV, 10 s 720p HEVC MP4"
+  ffmpeg -nostdin -v error -y -f lavfi -i "testsrc2=size=1920x1080:rate=25" -f lavfi -i sine=f=440 \
+    -t "$seconds" -c:v libx264 -preset ultrafast -b:v 20M -c:a aac "$work/remux.mkv"
+  ffmpeg -nostdin -v error -y -f lavfi -i "testsrc2=size=1280x720:rate=25" \
+    -f lavfi -i "sine=f=440:sample_rate=48000" -t 60 -c:v libx264 -preset ultrafast -c:a ac3 -ac 6 \
+    "$work/audio.mkv"
+  ffmpeg -nostdin -v error -y -f lavfi -i "testsrc2=size=1280x720:rate=25" -f lavfi -i sine=f=440 \
+    -t 10 -c:v libx265 -preset ultrafast -x265-params log-level=error -c:a aac "$work/video.mp4"
+  ls -l "$work"/remux.mkv "$work"/audio.mkv "$work"/video.mp4 | awk '{ print "  " $5 " bytes " $9 }'
+  run_fix() {  # label platform-arguments... -- input
+    local label=$1; shift
+    local args=() input
+    while [ "$1" != "--" ]; do args+=("$1"); shift; done
+    input=$2
+    # The ffmpeg command of the same plan, as --suggest prints it.
+    local command
+    command=$("$compat" --fix --dry-run --suggest --ndjson "${args[@]}" "$input" | jq -r .command)
+    command=${command/ OUT./ $work\/ffmpeg.}
+    command=${command/ffmpeg -nostdin/ffmpeg -nostdin -v error -y}
+    local best_ours=999 best_render=999 best_theirs=999 rss_ours rss_theirs run
+    for run in 1 2 3; do
+      rm -f "$work"/fixed.* "$work"/ffmpeg.*
+      /usr/bin/time -o "$work/time" -f "%e %M" "$compat" --fix --ndjson --no-sync "${args[@]}" \
+        -o "$work/fixed.out" "$input" > "$work/report.json"
+      read -r wall rss_ours < "$work/time"
+      local render
+      render=$(jq -r '.timings.render' "$work/report.json")
+      best_ours=$(echo "if ($wall < $best_ours) $wall else $best_ours" | bc -l)
+      best_render=$(echo "if ($render < $best_render) $render else $best_render" | bc -l)
+      /usr/bin/time -o "$work/time" -f "%e %M" bash -c "$command" >/dev/null
+      read -r wall rss_theirs < "$work/time"
+      best_theirs=$(echo "if ($wall < $best_theirs) $wall else $best_theirs" | bc -l)
+    done
+    printf '%s (best of 3): fix %.2f s (render %.2f s), ffmpeg %.2f s; ratio render %s (target <= 1.0), whole fix with re-check %s\n' \
+      "$label" "$best_ours" "$best_render" "$best_theirs" "$(ratio "$best_render" "$best_theirs")" \
+      "$(ratio "$best_ours" "$best_theirs")"
+    printf '  action %s; peak RSS: fix %s KiB, ffmpeg %s KiB\n' "$(jq -r .action "$work/report.json")" \
+      "$rss_ours" "$rss_theirs"
+    printf '  ffmpeg: %s\n' "$command"
+  }
+  run_fix "remux (${seconds} s 1080p MKV -> MP4, ios-17)" --platform ios-17 -- "$work/remux.mkv"
+  run_fix "audio-only transcode (AC-3 5.1 -> AAC, chrome)" --platform chrome -- "$work/audio.mkv"
+  run_fix "full transcode (HEVC -> H.264 CRF 23, firefox --strict)" --strict --platform firefox -- \
+    "$work/video.mp4"
+  rm -f "$work"/fixed.* "$work"/ffmpeg.* "$work"/remux.mkv
+}
+
 case "$which" in
   mediaprobe) bench_mediaprobe ;;
   media2wav) bench_media2wav ;;
@@ -381,6 +440,7 @@ case "$which" in
   mix) bench_mix ;;
   loudness) bench_loudness ;;
   render) bench_render ;;
-  all) bench_mediaprobe; bench_media2wav; bench_verify; bench_mix; bench_loudness; bench_render ;;
-  *) echo "usage: Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render]" >&2; exit 64 ;;
+  fix) bench_fix ;;
+  all) bench_mediaprobe; bench_media2wav; bench_verify; bench_mix; bench_loudness; bench_render; bench_fix ;;
+  *) echo "usage: Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render|fix]" >&2; exit 64 ;;
 esac

@@ -519,6 +519,7 @@ printf "ffconcat version 1.0\nfile '/etc/passwd'\nfile 'h264_25fps.mp4'\n" > "$o
 
 compat_audio
 Scripts/make-compat-fixtures.sh  # issue 20: iPhone recordings, inputs of the suggestion tests
+Scripts/make-fix-fixtures.sh  # issue 23: mediacompat --fix inputs (Tests/FixFixtures)
 probe_truth
 wild
 audio_wild

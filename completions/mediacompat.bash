@@ -163,9 +163,9 @@ _mediacompat() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(--all-platforms --suggest --json --ndjson --strict --list-platforms -q --quiet -v --verbose -0 --null --allow-references --allow-network --version -h --help)
+    local -a non_repeating_flags=(--all-platforms --suggest --json --ndjson --strict --list-platforms --fix --always-write --dry-run --fast-recheck --force --no-sync -q --quiet -v --verbose -0 --null --allow-references --allow-network --version -h --help)
     local -a repeating_options=(-p --platform)
-    local -a non_repeating_options=(--delivery --explain -j --jobs --files-from --input-format --max-bytes --timeout)
+    local -a non_repeating_options=(--delivery --explain -o --output --output-dir -j --jobs --files-from --input-format --max-bytes --timeout)
     __mediacompat_offer_flags_options -1
 
     # Offer option value completions
@@ -180,6 +180,14 @@ _mediacompat() {
         ;;
     '--explain')
         __mediacompat_add_completions -W 'android-2.3.3'$'\n''android-3.0'$'\n''android-4.0'$'\n''android-browser-2012'$'\n''ipad-browser-2012'$'\n''iphone-2012'$'\n''iphone-browser-2012'$'\n''mobile-high'$'\n''mobile-low'$'\n''mobile-medium'$'\n''android-14'$'\n''apple-hls'$'\n''chrome'$'\n''firefox'$'\n''ios-17'$'\n''safari'$'\n''android'$'\n''ios'$'\n''iphone'$'\n''web'
+        return
+        ;;
+    '-o'|'--output')
+        __mediacompat_add_completions -f
+        return
+        ;;
+    '--output-dir')
+        __mediacompat_add_completions -d
         return
         ;;
     '-j'|'--jobs')

@@ -20,7 +20,7 @@ function __mediacompat_parse_tokens -S
     set -l unparsed_tokens (__mediacompat_tokens -pc)
     switch $unparsed_tokens[1]
     case 'mediacompat'
-        __mediacompat_parse_subcommand -r 1 'p/platform=+' 'all-platforms' 'suggest' 'json' 'ndjson' 'strict' 'delivery=' 'list-platforms' 'explain=' 'j/jobs=' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'input-format=' 'allow-network' 'max-bytes=' 'timeout=' 'version' 'h/help'
+        __mediacompat_parse_subcommand -r 1 'p/platform=+' 'all-platforms' 'suggest' 'json' 'ndjson' 'strict' 'delivery=' 'list-platforms' 'explain=' 'fix' 'o/output=' 'output-dir=' 'always-write' 'dry-run' 'fast-recheck' 'force' 'no-sync' 'j/jobs=' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'input-format=' 'allow-network' 'max-bytes=' 'timeout=' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __mediacompat_parse_subcommand -r 1 'version'
@@ -86,6 +86,14 @@ complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_o
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" delivery' -l 'delivery' -d 'How the file is delivered: file (default) or stream (adds streaming advisories).' -rfka 'file stream'
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" list-platforms' -l 'list-platforms' -d 'List the platforms (with --json: as JSON).'
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" explain' -l 'explain' -d 'Print a platform\'s rules in words, with their sources.' -rfka 'android-2.3.3 android-3.0 android-4.0 android-browser-2012 ipad-browser-2012 iphone-2012 iphone-browser-2012 mobile-high mobile-low mobile-medium android-14 apple-hls chrome firefox ios-17 safari android ios iphone web'
+complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" fix' -l 'fix' -d 'Make each file play on every --platform with the least work (see below).'
+complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" o output' -s 'o' -l 'output' -d 'With --fix and one file: the output file.' -rF
+complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" output-dir' -l 'output-dir' -d 'With --fix: write each output into this directory (NAME.EXT).' -rfa '(__mediacompat_complete_directories)'
+complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" always-write' -l 'always-write' -d 'With --fix: write an output also for a file that already passes (a copy).'
+complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" dry-run' -l 'dry-run' -d 'With --fix: print the plan and its settings, write nothing.'
+complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" fast-recheck' -l 'fast-recheck' -d 'With --fix: the re-check decodes only video keyframes (and all audio), as mediaprobe --verify-fast.'
+complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" force' -l 'force' -d 'Replace existing output files (regular files only; nothing else is replaced).'
+complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" no-sync' -l 'no-sync' -d 'Do not fsync each finished file and its directory (faster; a crash or power cut soon after may then lose a file that was reported as written).'
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" j jobs' -s 'j' -l 'jobs' -d 'Work on this many files at once (default: the number of cores); the output keeps the input order.' -rfka ''
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" q quiet' -s 'q' -l 'quiet' -d 'Print no report and no progress or warnings: only errors reach standard error, and the exit status tells the outcome.'
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" v verbose' -s 'v' -l 'verbose' -d 'Also print FFmpeg\'s warnings on standard error.'

@@ -245,6 +245,11 @@ def main():
     parser.add_argument("--budget", type=float, default=150, help="seconds for the whole run")
     parser.add_argument("--verbose", action="store_true", help="print every file's outcome")
     parser.add_argument("--dump", help="write what the pages posted to this JSON file")
+    parser.add_argument("--refused", help="write the files each browser did not play to this "
+                        "JSON file ({browser: [name, ...]})")
+    parser.add_argument("--require-all-play", action="store_true",
+                        help="exit 1 also when any file does not play (fix-oracle.sh: every "
+                        "fixed output must play)")
     args = parser.parse_args()
     started = time.monotonic()
     # SIGTERM (make, CI) unwinds like Ctrl-C, so the browsers are killed in `finally`.
@@ -309,6 +314,7 @@ def main():
         print(f"  [{log['browser']}] {log['message']}" +
               (f" ({log['user_agent']})" if log.get("user_agent") else ""))
     status = 0
+    refused = {}
     for browser in browsers:
         platform = platforms[browser]
         plays = fails = 0
@@ -320,6 +326,8 @@ def main():
             verdict = verdicts.get((item["name"], platform), {}).get("verdict", "missing")
             plays += ok
             fails += not ok
+            if not ok:
+                refused.setdefault(browser, []).append(item["name"])
             rows.append((item["name"], ok, verdict, why, result))
             if verdict == "pass" and not ok:
                 false_pass.append((item["name"], why))
@@ -347,7 +355,15 @@ def main():
             print(f"  warn, does not play here  {name}: {why} — mediacompat: {reasons}")
         if false_fail or false_pass:
             status = 1
+        if args.require_all_play and fails:
+            for name, ok, verdict, why, result in rows:
+                if not ok:
+                    print(f"  DOES NOT PLAY  {name}: {why} (mediacompat: {verdict})")
+            status = 1
     print(f"browser oracle: played in {played_in:.1f} s, total {time.monotonic() - started:.1f} s")
+    if args.refused:
+        with open(args.refused, "w") as f:
+            json.dump(refused, f, indent=1)
     if args.dump:
         with open(args.dump, "w") as f:
             json.dump([state.results.get((b, item["name"])) for b in browsers for item in manifest],

@@ -17,11 +17,16 @@ package struct StreamChoice: Sendable, Hashable {
   package var input: Int
   /// Copy or encode.
   package var action: StreamAction
+  /// For a copied stream: the codec tag (sample entry) to write instead of the one the input
+  /// has or the muxer picks (`hvc1` for HEVC in MP4, which FFmpeg writes as `hev1`); nil keeps
+  /// it. A retag.
+  package var codecTag: String?
 
   /// A choice stated.
-  package init(input: Int, action: StreamAction) {
+  package init(input: Int, action: StreamAction, codecTag: String? = nil) {
     self.input = input
     self.action = action
+    self.codecTag = codecTag
   }
 }
 

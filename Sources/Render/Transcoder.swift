@@ -126,7 +126,7 @@ final class Pipeline {
       let lane: Lane
       switch choice.action {
       case .copy:
-        lane = try CopyLane(stream: stream, pipeline: self)
+        lane = try CopyLane(stream: stream, pipeline: self, codecTag: choice.codecTag)
       case .encodeVideo(let encoding):
         guard stream.isVideoType else {
           throw .invalidSettings("stream \(choice.input) is not video (\(stream.codecName))")
@@ -243,7 +243,7 @@ final class CopyLane: Lane {
   private var started = false
   private(set) var report: StreamReport
 
-  init(stream: StreamView, pipeline: Pipeline) throws(RenderError) {
+  init(stream: StreamView, pipeline: Pipeline, codecTag: String? = nil) throws(RenderError) {
     self.pipeline = pipeline
     self.stream = stream
     timeBase = stream.timeBase
@@ -255,6 +255,7 @@ final class CopyLane: Lane {
     let index: Int
     do {
       index = try pipeline.muxer.addStream(copying: stream)
+      if let codecTag { try pipeline.muxer.setCodecTag(codecTag, stream: index) }
     } catch {
       throw .muxer("cannot copy stream \(stream.index) (\(stream.codecName))", error)
     }

@@ -1,5 +1,7 @@
 import ArgumentParser
+import CompatFix
 import Compatibility
+import OutputKit
 import MediaCore
 import AV
 import MediaProbe
@@ -52,6 +54,27 @@ struct MediaCompatCommand: ParsableCommand {
       on Android, and Apple's rule that video streamed over cellular for more than 10 minutes \
       needs HTTP Live Streaming (with the historical 10 MB note on iphone-2012).
 
+      --fix makes each file play on every named --platform with the least work that does it: \
+      nothing (it already passes; no output unless --always-write), a retag (the same container, \
+      packets copied, the video's sample entry hev1 -> hvc1), a remux (another container, every \
+      packet copied; MP4 with +faststart), an audio-only transcode (video copied; AAC or Opus, \
+      channels kept unless a platform caps them), or a video transcode (libx264 CRF 23, preset \
+      medium, at the platform's profile and the lowest H.264 level that allows the size and rate; \
+      the size and frame rate kept unless a platform's limit needs them lowered). The step comes \
+      from the failing rules, and the report says why each cheaper step could not do it. The \
+      work is done in-process (no ffmpeg executable); the output is written atomically and \
+      re-checked before it gets its name: every platform must pass it and it must decode without \
+      an error (the --verify path; --fast-recheck: video keyframes only); a video transcode \
+      reports SSIM and PSNR against the input. \
+      A fix that fails its re-check is an error (fix_check_failed) and nothing is written. \
+      --dry-run prints the plan and its exact settings; --suggest adds the equivalent ffmpeg \
+      command of the same plan. One JSON record per file with --ndjson (schema: \
+      schemas/mediacompat-fix.schema.json). Errors per file (the others go on): \
+      no_playable_stream, drm_protected, not_fixable, output_is_input, output_exists, \
+      write_error (a full disk, a read-only directory), fix_check_failed, unsupported_input, \
+      interrupted. With --fix, EXIT STATUS is 0 when every file was fixed, already passed or was \
+      planned, 1 when some file could not be fixed.
+
       EXIT STATUS: 0 every file passes every requested platform (warnings allowed), 1 some file \
       fails (with --strict, warnings fail too), 2 a file could not be probed, 64 usage errors \
       (an unknown option or platform name). \(CommonHelp.dashes)
@@ -64,6 +87,10 @@ struct MediaCompatCommand: ParsableCommand {
         mediacompat --json --platform web *.mp4 | jq '.[] | select(.results[].verdict=="fail") | .path'
         if mediacompat -q --strict --platform safari "$f"; then publish "$f"; fi
         mediacompat --explain iphone-2012
+        mediacompat --fix --platform ios-17 --platform android-14 --platform chrome \\
+          --platform firefox --output-dir fixed/ --ndjson uploads/*
+        mediacompat --fix --platform ios clip.mkv -o clip.mp4
+        mediacompat --fix --dry-run --suggest --platform chrome clip.mkv
       """,
     version: "0.1.0")
 
@@ -108,6 +135,35 @@ struct MediaCompatCommand: ParsableCommand {
     completion: .list(PlatformDatabase.names))
   var explain: String?
 
+  @Flag(help: "Make each file play on every --platform with the least work (see below).")
+  var fix = false
+
+  @Option(
+    name: [.short, .long],
+    help: ArgumentHelp("With --fix and one file: the output file.", valueName: "file"),
+    completion: .file())
+  var output: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "With --fix: write each output into this directory (NAME.EXT).", valueName: "dir"),
+    completion: .directory)
+  var outputDir: String?
+
+  @Flag(help: "With --fix: write an output also for a file that already passes (a copy).")
+  var alwaysWrite = false
+
+  @Flag(help: "With --fix: print the plan and its settings, write nothing.")
+  var dryRun = false
+
+  @Flag(
+    help:
+      "With --fix: the re-check decodes only video keyframes (and all audio), as mediaprobe --verify-fast."
+  )
+  var fastRecheck = false
+
+  @OptionGroup var outputFile: OutputFileOptions
+
   @OptionGroup var parallel: ParallelOptions
 
   @OptionGroup var diagnostics: DiagnosticOptions
@@ -132,6 +188,24 @@ struct MediaCompatCommand: ParsableCommand {
       throw ValidationError(
         "--quiet prints no report; it cannot be combined with --json or --ndjson")
     }
+    if fix {
+      if platform.isEmpty { throw ValidationError("--fix needs --platform") }
+      if output != nil && outputDir != nil {
+        throw ValidationError("-o/--output and --output-dir cannot be combined")
+      }
+      if output == nil && outputDir == nil && !dryRun && !suggest {
+        throw ValidationError("--fix needs -o FILE or --output-dir DIR (or --dry-run)")
+      }
+      if output != nil && (paths.count != 1 || input.filesFrom != nil) {
+        throw ValidationError("-o/--output takes one input; use --output-dir for several")
+      }
+      if json { throw ValidationError("--fix reports with --ndjson (one record per file)") }
+    } else if output != nil || outputDir != nil || alwaysWrite || dryRun || outputFile.force
+      || fastRecheck
+    {
+      throw ValidationError(
+        "-o, --output-dir, --always-write, --dry-run, --fast-recheck and --force need --fix")
+    }
     do {
       _ = try PlatformDatabase.resolve(list: platform + (explain.map { [$0] } ?? []))
     } catch {
@@ -147,6 +221,7 @@ struct MediaCompatCommand: ParsableCommand {
     if let explain { return try printExplanation(explain) }
 
     let selected = (try? PlatformDatabase.resolve(list: platform)) ?? []
+    if fix { return try runFix(platforms: selected) }
     let platforms =
       !selected.isEmpty
       ? selected
@@ -188,6 +263,41 @@ struct MediaCompatCommand: ParsableCommand {
     }
     let status = output.withLock { $0.finish() }
     if status != ExitStatus.success { throw ExitCode(status) }
+  }
+
+  /// `--fix`: each file planned, rendered, re-checked and committed on a worker; the reports
+  /// in input order.
+  func runFix(platforms: [Platform]) throws {
+    installInterruptHandlers(cleanup: TemporaryFiles.removeAll)
+    let destination: FixDestination =
+      dryRun ? .none : output.map { .file($0) } ?? outputDir.map { .directory($0) } ?? .none
+    let fixer = Fixer(
+      options: FixOptions(
+        platforms: platforms, delivery: delivery, alwaysWrite: alwaysWrite, dryRun: dryRun,
+        suggest: suggest, overwrite: outputFile.force, sync: !outputFile.noSync,
+        timeout: limits.timeout, strict: strict, recheckScope: fastRecheck ? .keyframes : .all))
+    let inputs = try input.inputs(arguments: paths)
+    let writer = Mutex(ndjson ? JSONStreamWriter(layout: .lines) : nil)
+    let failed = Atomic(false)
+    let quiet = diagnostics.quiet
+    let workers = workerCount(items: inputs.knownCount, jobs: parallel.jobs)
+    orderedParallel(workers: workers, next: inputs.next) { _, input in
+      fixer.fix(path: input.display, destination: destination)
+    } emit: { _, report in
+      if report.status == "failed" { failed.store(true, ordering: .relaxed) }
+      writer.withLock { writer in
+        if writer != nil {
+          writer!.write(report)
+        } else if !quiet && report.error == nil {
+          Console.out(FixText.render(report))
+        }
+        if let error = report.error {
+          Console.error("mediacompat", "\(report.path): \(error.code): \(error.message)")
+        }
+      }
+    }
+    writer.withLock { $0?.finish() }
+    if failed.load(ordering: .relaxed) { throw ExitCode(ExitStatus.failure) }
   }
 
   func printPlatforms() throws {

@@ -74,6 +74,12 @@ extension Frame {
     return value == mt_nopts_value ? nil : value
   }
 
+  /// The value of a frame metadata entry filters set (`lavfi.ssim.All`, `lavfi.psnr.psnr_avg`);
+  /// nil when absent.
+  package func metadata(_ key: String) -> String? {
+    metadataValue(pointer.pointee.metadata, key)
+  }
+
   /// The decoder made the picture a keyframe (`key_frame`).
   package var isKeyFrame: Bool { pointer.pointee.key_frame != 0 }
 

@@ -227,6 +227,21 @@ package final class Muxer {
     return stream
   }
 
+  /// Sets stream `index`'s codec tag (its sample entry in MP4: `hvc1`, `avc1`) from four
+  /// characters, before the header is written.
+  ///
+  /// - Throws: `FFmpegError` (`EINVAL`) for a tag that is not four ASCII characters or after
+  ///   the header.
+  package func setCodecTag(_ tag: String, stream index: Int) throws(FFmpegError) {
+    precondition(index >= 0 && index < streamCount, "no stream \(index)")
+    let bytes = Array(tag.utf8)
+    guard !headerWritten, bytes.count == 4, bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7f }) else {
+      throw FFmpegError(code: mt_averror(EINVAL), message: "cannot set the codec tag '\(tag)'")
+    }
+    let value = bytes.enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * $1.offset) }
+    pointer.pointee.streams[index]!.pointee.codecpar.pointee.codec_tag = value
+  }
+
   /// Sets a container tag (`title`, `comment`, `creation_time`, ...); nil removes it.
   package func setMetadata(_ key: String, _ value: String?) {
     av_dict_set(&pointer.pointee.metadata, key, value, 0)
