@@ -57,13 +57,15 @@ test: setup
 	swift build --build-tests
 	swift test
 	./Scripts/browser-oracle/run.sh
+	./Scripts/browser-oracle/fix-oracle.sh
 	./Scripts/fuzz.sh --mutants 500 --seed 1 --bin "$$(swift build --show-bin-path)"
 	MEDIAPROBE="$$(swift build --show-bin-path)/mediaprobe" ./Scripts/spark/test.sh
 	./Scripts/update-generated.sh --check
 	swift format lint --strict --recursive Sources Tests Package.swift
 
 # mediacompat --fix against real browsers: every corpus file a browser refuses must play after
-# --fix --strict --platform <browser> (Scripts/browser-oracle/fix-oracle.sh; about 3 minutes).
+# --fix --strict --platform <browser> (Scripts/browser-oracle/fix-oracle.sh; about 3 minutes;
+# also part of `make test`).
 test-fix-browsers: build
 	./Scripts/browser-oracle/fix-oracle.sh
 
