@@ -113,6 +113,24 @@ struct MediaMergeCommand: ParsableCommand {
   @Flag(help: "Print the plan as JSON and do nothing else.")
   var plan = false
 
+  @Option(
+    help: ArgumentHelp(
+      "Render this composition document (JSON or OpenTimelineIO .otio; - reads standard input; its sources are relative to its folder).",
+      valueName: "doc"),
+    completion: .file(extensions: ["json", "otio"]))
+  var composition: String?
+
+  @Flag(
+    help:
+      "Print the composition document (with --composition: as read; else the whole clips as one) and do nothing else."
+  )
+  var printComposition = false
+
+  @Option(
+    help: ArgumentHelp(
+      "The layout --print-composition writes: json (default) or otio.", valueName: "format"))
+  var format: CompositionFormatChoice = .json
+
   @Flag(help: "Plan and check that the output may be written, print the summary, run nothing.")
   var dryRun = false
 
@@ -152,6 +170,10 @@ struct MediaMergeCommand: ParsableCommand {
   /// parser checks for unknown options only after `validate()`, so a misspelt option would be
   /// hidden behind "give the output file" (issue 20). Errors are usage errors (exit 64).
   func checkArguments() throws {
+    if composition != nil || printComposition {
+      try checkCompositionArguments()
+      return
+    }
     if clips.isEmpty && input.filesFrom == nil && output == nil {
       throw ValidationError("give the clips to merge and the output file (-o FILE)")
     }
@@ -192,6 +214,10 @@ struct MediaMergeCommand: ParsableCommand {
     // --timeout counts from here: probing, planning, rendering and checking all fall within it.
     let deadline = timeout.map { MergeExecutor.clock() + $0 }
     try checkArguments()
+    if composition != nil || printComposition {
+      try runComposition()
+      return
+    }
     installInterruptHandlers {
       RunningMerge.abort()
       Console.error("mediamerge", "interrupted: nothing was written [interrupted]")

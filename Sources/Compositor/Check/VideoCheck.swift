@@ -1,0 +1,201 @@
+import AV
+import Composition
+import Foundation
+import MediaCore
+import OutputKit
+import Render
+
+/// The video self-check's findings (`check` in the JSON report).
+public struct VideoCheckReport: Codable, Sendable, Equatable {
+  /// True when every comparison held.
+  public var passed: Bool
+  /// Frames the written video decodes to.
+  public var frames: Int64
+  /// Frames the plan asks for (its duration on the frame grid).
+  public var plannedFrames: Int64
+  /// The written video's length (frames / rate) and the plan's, in seconds.
+  public var durationSeconds: Double
+  public var plannedSeconds: Double
+  /// The lowest PSNR a segment's picture may have, in dB.
+  public var minimumPSNR: Double
+  /// Each segment's middle picture against its source's.
+  public var segments: [SegmentCheck]
+  /// What failed, in words.
+  public var failures: [String]
+  /// Seconds the check took.
+  public var seconds: Double
+
+  /// One segment's comparison.
+  public struct SegmentCheck: Codable, Sendable, Equatable {
+    /// The segment (`clips[index]`).
+    public var index: Int
+    /// The output frame compared, and its composition time.
+    public var frame: Int64
+    public var time: MediaTime
+    /// PSNR of the written picture against the source picture put through the planned
+    /// transform (Y, Cb and Cr together), in dB; 100 when identical; null when skipped.
+    @NullEncoded public var psnr: Double?
+    /// Why it was skipped (a segment covered by its transitions has no picture of its own).
+    @NullEncoded public var skipped: String?
+  }
+}
+
+/// The video self-check, run on the written file before it gets its name: its decoded length
+/// equals the plan's within one frame, and each segment's middle picture (in the part no
+/// transition covers) matches the same source picture put through the planned transform,
+/// decoded afresh from the source (PSNR ≥ 30 dB: the encoder's loss, not a wrong frame, place or
+/// colour).
+enum VideoCheck {
+  static let minimumPSNR = 30.0
+
+  static func run(
+    plan: CompositionPlan, output: OutputFile, canvas: Canvas, frames expected: Int64,
+    decoderThreads: Int, stopReason: () -> CompositorError?
+  ) throws(CompositorError) -> VideoCheckReport {
+    let started = MonotonicClock.seconds()
+    let rate = plan.render.frameRate
+    // 1. Which frames to compare.
+    var targets: [(segment: PlannedSegment, frame: Int64?, reason: String?)] = []
+    for (position, segment) in plan.segments.enumerated() {
+      var start = segment.compositionRange.start
+      var end = segment.compositionRange.end
+      for transition in plan.transitions {
+        if transition.to == position { start = max(start, transition.range.end) }
+        if transition.from == position { end = min(end, transition.range.start) }
+      }
+      guard start < end else {
+        targets.append((segment, nil, "covered by its transitions"))
+        continue
+      }
+      let middle = MediaTime(
+        value: (start + end).value, timescale: (start + end).timescale * 2)
+      var frame = middle.units(atRate: rate)
+      if MediaTime(units: frame, rate: rate) >= end { frame -= 1 }
+      if MediaTime(units: frame, rate: rate) < start { frame += 1 }
+      let time = MediaTime(units: frame, rate: rate)
+      guard time >= start, time < end, frame < expected else {
+        targets.append((segment, nil, "no output frame in its own part"))
+        continue
+      }
+      targets.append((segment, frame, nil))
+    }
+    let wanted = Set(targets.compactMap(\.frame))
+    // 2. Decode the written video once, keeping the wanted pictures.
+    let path = "/proc/self/fd/\(output.fd)"
+    let input = try openSource(path)
+    guard let stream = videoStream(of: input) else {
+      throw .checkFailed("the output has no video stream")
+    }
+    let decoder: CodecDecoder
+    do { decoder = try stream.openDecoder(threads: Int32(decoderThreads)) } catch {
+      throw .render(.decoder(stream: stream.index, error))
+    }
+    input.discardAll(except: stream.index)
+    let demuxer = Demuxer(input)
+    let scratch = Frame()
+    var decoded: Int64 = 0
+    var pictures: [Int64: [[UInt8]]] = [:]
+    var ended = false
+    while !ended {
+      if let reason = stopReason() { throw reason }
+      let packet: Packet?
+      do {
+        switch try demuxer.next() {
+        case .packet:
+          guard demuxer.packet.streamIndex == stream.index else { continue }
+          packet = demuxer.packet
+        case .end, .failed: packet = nil
+        }
+      } catch {
+        throw error == .interrupted ? .render(.interrupted) : .render(.timeout(seconds: nil))
+      }
+      if packet == nil { ended = true }
+      decoder.decode(packet, into: scratch, failure: { _ in }) { frame in
+        if wanted.contains(decoded) { pictures[decoded] = planes(frame) }
+        decoded += 1
+        return true
+      }
+    }
+    // 3. Compare.
+    var failures: [String] = []
+    if abs(decoded - expected) > 1 {
+      failures.append("the video has \(decoded) frames, the plan \(expected)")
+    }
+    let background = try canvas.backgroundPicture()
+    var segments: [VideoCheckReport.SegmentCheck] = []
+    for target in targets {
+      if let reason = stopReason() { throw reason }
+      guard let frame = target.frame else {
+        segments.append(
+          .init(
+            index: target.segment.index, frame: -1, time: target.segment.compositionRange.start,
+            psnr: nil, skipped: target.reason))
+        continue
+      }
+      let time = MediaTime(units: frame, rate: rate)
+      guard let written = pictures[frame] else {
+        failures.append("clips[\(target.segment.index)]: output frame \(frame) is missing")
+        segments.append(
+          .init(
+            index: target.segment.index, frame: frame, time: time, psnr: nil,
+            skipped: "missing"))
+        continue
+      }
+      let reference = SegmentPictures(
+        segment: target.segment, canvas: canvas, decoderThreads: decoderThreads,
+        background: background)
+      let expectedPicture = planes(try reference.picture(at: time))
+      reference.close()
+      let value = psnr(written, expectedPicture)
+      if value < minimumPSNR {
+        failures.append(
+          "clips[\(target.segment.index)]: the picture at \(time) s is \(fixed(value, places: 1)) dB "
+            + "from its source's (at least \(fixed(minimumPSNR, places: 0)) dB expected)")
+      }
+      segments.append(
+        .init(
+          index: target.segment.index, frame: frame, time: time,
+          psnr: (value * 100).rounded() / 100, skipped: nil))
+    }
+    return VideoCheckReport(
+      passed: failures.isEmpty, frames: decoded, plannedFrames: expected,
+      durationSeconds: Double(decoded) / rate.value, plannedSeconds: plan.duration.seconds,
+      minimumPSNR: minimumPSNR, segments: segments, failures: failures,
+      seconds: MonotonicClock.seconds() - started)
+  }
+
+  /// A 4:2:0 picture's visible Y, Cb and Cr samples.
+  static func planes(_ frame: Frame) -> [[UInt8]] {
+    let (width, height) = (frame.width, frame.height)
+    let sizes = [
+      (width, height), ((width + 1) / 2, (height + 1) / 2), ((width + 1) / 2, (height + 1) / 2),
+    ]
+    return sizes.enumerated().map { plane, size in
+      var values: [UInt8] = []
+      values.reserveCapacity(size.0 * size.1)
+      for row in 0..<size.1 {
+        frame.withRow(row, plane: plane) { values.append(contentsOf: $0.prefix(size.0)) }
+      }
+      return values
+    }
+  }
+
+  /// The PSNR of `a` against `b` over all their samples (100 when identical).
+  static func psnr(_ a: [[UInt8]], _ b: [[UInt8]]) -> Double {
+    var sum = 0.0
+    var count = 0
+    for (x, y) in zip(a, b) {
+      guard x.count == y.count else { return 0 }
+      var planeSum = 0
+      for i in 0..<x.count {
+        let d = Int(x[i]) - Int(y[i])
+        planeSum += d * d
+      }
+      sum += Double(planeSum)
+      count += x.count
+    }
+    guard count > 0 else { return 0 }
+    let mse = sum / Double(count)
+    return mse == 0 ? 100 : min(100, 10 * log10(255 * 255 / mse))
+  }
+}
