@@ -86,6 +86,22 @@ import Testing
     }
   }
 
+  /// A JPEG still with EXIF orientation 6 (stored 160x120; 6 = turn 90° clockwise to display):
+  /// shown 120x160, as the ffmpeg CLI shows it (its decoder exports the EXIF orientation and
+  /// the CLI turns the picture upright by default).
+  @Test func exifOrientedStillIsTurnedUpright() throws {
+    let photo = packageRoot.appendingPathComponent("Tests/InputFixtures/photo_exif6.jpg").path
+    let plan = try plan(#"{"version": 1, "clips": [{"source": "\#(photo)", "duration": 0.4}]}"#)
+    #expect(plan.render.width == 120 && plan.render.height == 160)
+    let (path, report) = try render(plan, "exif.mp4")
+    #expect(report.check?.passed == true)
+    let ours = try decodedPicture(path, at: 0.2, width: 120, height: 160)
+    let cli = try decodedPicture(photo, at: 0, width: 120, height: 160)
+    let turned = try decodedPicture(photo, at: 0, width: 120, height: 160, filter: "hflip,vflip")
+    #expect(VideoCheck.psnr(ours, cli) >= 30, "\(VideoCheck.psnr(ours, cli)) dB")
+    #expect(VideoCheck.psnr(ours, turned) < 25)  // the test tells a wrong turn apart
+  }
+
   /// Colour: an untagged source goes through without a matrix conversion and the output states
   /// no matrix; a BT.709-tagged one keeps its values and the output says BT.709; with a
   /// BT.601-tagged clip beside a BT.709 one, the output says BT.709 and the BT.601 clip is

@@ -72,7 +72,8 @@ func ffprobe(_ path: String, _ arguments: [String]) throws -> [String: Any] {
 func decodedPicture(
   _ path: String, at seconds: Double, width: Int, height: Int, filter: String? = nil
 ) throws -> [[UInt8]] {
-  var arguments = ["-ss", String(format: "%.6f", seconds), "-i", path, "-frames:v", "1"]
+  var arguments = seconds > 0 ? ["-ss", String(format: "%.6f", seconds)] : []
+  arguments += ["-i", path, "-frames:v", "1"]
   if let filter { arguments += ["-vf", filter] }
   let raw = Array(try ffmpeg(arguments + ["-pix_fmt", "yuv420p", "-f", "rawvideo", "-"]).stdout)
   let luma = width * height
