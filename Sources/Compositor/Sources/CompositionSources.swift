@@ -73,8 +73,15 @@ public enum CompositionSources {
       rotation: picture.orientation.rotation, mirrored: picture.orientation.mirrored)
   }
 
-  static func probe(_ path: String) throws(ProbeError) -> MediaInfo {
-    try Prober(options: ProbeOptions(scan: true)).probe(.file(path), path: path)
+  /// The probe's record of `path`; a file only the pattern demuxer (`image2`, which opens other
+  /// files) recognizes is no image the single-image demuxers read: `unsupported_image`.
+  static func probe(_ path: String) throws -> MediaInfo {
+    do {
+      return try Prober(options: ProbeOptions(scan: true)).probe(.file(path), path: path)
+    } catch .refusedReference(let demuxer) where demuxer == "image2" {
+      throw CompositorError.unsupportedImage(
+        path: path, detail: "no JPEG, PNG or WebP decoder recognizes its bytes")
+    }
   }
 }
 

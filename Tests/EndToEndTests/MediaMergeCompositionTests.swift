@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+/// `mediamerge --composition`: every input error is reported with its stable code before any
+/// rendering (nothing written), and a document renders in-process, checked, with its report.
+@Suite struct MediaMergeCompositionTests {
+  /// A folder with a 1 s clip (H.264 + AAC), an audio-only file and a file that is no image.
+  static func folder() throws -> TemporaryDirectory {
+    let directory = try TemporaryDirectory()
+    let clip = try run(
+      "ffmpeg",
+      [
+        "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x336699:s=160x120:r=25", "-f",
+        "lavfi", "-i", "sine=f=440:r=48000", "-t", "1", "-c:v", "libx264", "-preset",
+        "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac", directory.path("clip.mp4"),
+      ])
+    #expect(clip.status == 0, "\(clip.stderr)")
+    let tone = try run(
+      "ffmpeg",
+      [
+        "-v", "error", "-y", "-f", "lavfi", "-i", "sine=f=440:r=48000", "-t", "1", "-c:a", "aac",
+        directory.path("tone.m4a"),
+      ])
+    #expect(tone.status == 0, "\(tone.stderr)")
+    try Data((0..<512).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }).write(
+      to: URL(fileURLWithPath: directory.path("bad.png")))
+    return directory
+  }
+
+  /// Runs `mediamerge --composition doc.json -o out.mp4` in `directory` with `document`.
+  static func compose(_ document: String, in directory: TemporaryDirectory) throws -> Run {
+    try Data(document.utf8).write(to: URL(fileURLWithPath: directory.path("doc.json")))
+    return try run(
+      "mediamerge", ["--composition", directory.path("doc.json"), "-o", directory.path("out.mp4")])
+  }
+
+  @Test(arguments: [
+    (#"{"version": 1, "clips": [{"source": "missing.mp4"}]}"#, "not_found", "missing.mp4"),
+    (#"{"version": 1, "clips": [{"source": "clip.mp4", "to": 3}]}"#, "clip_past_source_end", "lasts 1 s"),
+    (#"{"version": 1, "clips": [{"source": "clip.mp4", "from": 0.5, "to": 0.5}]}"#,
+     "source_range_invalid", "clips[0]"),
+    (#"{"version": 1, "clips": [{"source": "clip.mp4"}, {"source": "clip.mp4", "to": 0.5, "transition": {"type": "crossfade", "duration": 0.8}}]}"#,
+     "transition_too_long", "clips[1]"),
+    (#"{"version": 1, "clips": [{"source": "tone.m4a"}]}"#, "clip_without_video", "tone.m4a"),
+    (#"{"version": 1, "clips": [{"source": "bad.png", "duration": 1}]}"#, "unsupported_image", "bad.png"),
+    ("{\"version\": 1,\n  \"clips\": [}", "invalid_composition", "line 2, column"),
+    (#"{"version": 1, "clips": [{"source": "clip.mp4", "transiton": 1}]}"#, "invalid_composition", "clips[0].transiton"),
+  ])
+  func inputErrorsHaveTheirCodesAndWriteNothing(document: String, code: String, mentions: String)
+    throws
+  {
+    let directory = try Self.folder()
+    let result = try Self.compose(document, in: directory)
+    #expect(result.status == 1, "\(result.stderr)")
+    #expect(result.stderr.contains("[\(code)]"), "\(result.stderr)")
+    #expect(result.stderr.contains(mentions), "\(result.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: directory.path("out.mp4")))
+    let files = try FileManager.default.contentsOfDirectory(atPath: directory.path(""))
+    #expect(Set(files) == ["clip.mp4", "tone.m4a", "bad.png", "doc.json"])
+  }
+
+  /// A document on standard input (sources relative to the working directory) renders, and the
+  /// report carries the plan's summary, the encoder settings, the clipped samples and the check;
+  /// ffprobe finds what the plan says (H.264 + AAC, 1.6 s, faststart).
+  @Test func aDocumentOnStandardInputRendersWithItsReport() throws {
+    let directory = try Self.folder()
+    let document = #"""
+      {"version": 1, "fps": 25, "clips": [
+        {"source": "clip.mp4", "to": 0.8, "markers": [{"at": 0.2, "name": "one"}]},
+        {"source": "clip.mp4", "from": 0.2, "transition": {"type": "fade", "duration": 0.2}}]}
+      """#
+    let result = try run(
+      "mediamerge", ["--composition", "-", "-o", "out.mp4"], stdin: Data(document.utf8),
+      in: URL(fileURLWithPath: directory.path("")))
+    #expect(result.status == 0, "\(result.stderr)")
+    let report = try #require(try result.json() as? [String: Any])
+    #expect(value(report, "render", "check", "passed") as? Bool == true)
+    #expect(value(report, "render", "clipped_samples") as? Int == 0)
+    #expect(value(report, "render", "video", "encoder") as? String == "libx264")
+    #expect(value(report, "render", "audio", "encoder") as? String == "aac")
+    #expect(value(report, "plan", "segments") as? Int == 2)
+    let probe = try run(
+      "ffprobe",
+      ["-v", "error", "-show_entries", "format=duration:stream=codec_name", "-of", "json",
+       directory.path("out.mp4")])
+    let json = try #require(try probe.json() as? [String: Any])
+    let codecs = (json["streams"] as? [[String: Any]] ?? []).compactMap { $0["codec_name"] as? String }
+    #expect(codecs.prefix(2) == ["h264", "aac"])
+    let duration = Double(value(json, "format", "duration") as? String ?? "") ?? 0
+    #expect(abs(duration - 1.4) < 0.05)  // 0.8 + 0.8 - 0.2
+  }
+
+  /// `--plan` prints the resolved plan and writes nothing; `--print-composition --format otio`
+  /// prints an OpenTimelineIO timeline of whole clips.
+  @Test func planAndPrintCompositionWriteNothing() throws {
+    let directory = try Self.folder()
+    try Data(#"{"version": 1, "clips": [{"source": "clip.mp4", "to": 0.5}]}"#.utf8).write(
+      to: URL(fileURLWithPath: directory.path("doc.json")))
+    let plan = try run("mediamerge", ["--composition", directory.path("doc.json"), "--plan"])
+    #expect(plan.status == 0, "\(plan.stderr)")
+    let json = try #require(try plan.json() as? [String: Any])
+    #expect(value(json, "duration", "seconds") as? Double == 0.5)
+    let otio = try run(
+      "mediamerge", ["--print-composition", "--format", "otio", directory.path("clip.mp4")])
+    #expect(otio.status == 0, "\(otio.stderr)")
+    #expect(otio.text.contains("\"OTIO_SCHEMA\""))
+    #expect(otio.text.contains("Timeline"))
+    #expect(!FileManager.default.fileExists(atPath: directory.path("out.mp4")))
+  }
+}
