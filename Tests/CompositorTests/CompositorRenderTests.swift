@@ -70,6 +70,62 @@ import Testing
     #expect(moov < mdat)
   }
 
+  /// Wipes and slides: the picture in the middle of the transition is the ffmpeg CLI's `xfade`
+  /// of the same two clips at the same offset (PSNR >= 30 dB; the wrong direction is far off).
+  @Test(arguments: ["wipeleft", "slideup"])
+  func wipesAndSlidesMatchTheCLIsXfade(transition: String) throws {
+    _ = (Fixtures.red, Fixtures.blue)
+    let plan = try plan(
+      """
+      {"version": 1, "fps": 25, "clips": [{"source": "red.mp4"},
+        {"source": "blue.mp4", "transition": {"type": "\(transition)", "duration": 0.8}}]}
+      """)
+    let (path, report) = try render(plan, "\(transition).mp4")
+    #expect(report.check?.passed == true)
+    let ours = try decodedPicture(path, at: 1.6, width: 320, height: 240)
+    let cli = Fixtures.directory + "/cli-\(transition).mp4"
+    try ffmpeg([
+      "-i", Fixtures.red, "-i", Fixtures.blue, "-filter_complex",
+      "[0:v][1:v]xfade=transition=\(transition):duration=0.8:offset=1.2,format=yuv420p",
+      "-c:v", "libx264", "-crf", "10", cli,
+    ])
+    let reference = try decodedPicture(cli, at: 1.6, width: 320, height: 240)
+    #expect(VideoCheck.psnr(ours, reference) >= 30, "\(VideoCheck.psnr(ours, reference)) dB")
+    let opposite = transition == "wipeleft" ? "wiperight" : "slidedown"
+    let other = Fixtures.directory + "/cli-\(opposite).mp4"
+    try ffmpeg([
+      "-i", Fixtures.red, "-i", Fixtures.blue, "-filter_complex",
+      "[0:v][1:v]xfade=transition=\(opposite):duration=0.8:offset=1.2,format=yuv420p",
+      "-c:v", "libx264", "-crf", "10", other,
+    ])
+    let wrong = try decodedPicture(other, at: 1.6, width: 320, height: 240)
+    #expect(VideoCheck.psnr(ours, wrong) < 20)
+  }
+
+  /// A fade through the background: the clip before dissolves into the background, then the
+  /// background into the clip after; at the middle the picture is the background (white, as the
+  /// CLI's colour source makes it), at a quarter half the first clip and half the background.
+  @Test func fadeGoesThroughTheBackground() throws {
+    _ = (Fixtures.red, Fixtures.blue)
+    let plan = try plan(
+      """
+      {"version": 1, "fps": 25, "background": "#ffffff", "clips": [{"source": "red.mp4"},
+        {"source": "blue.mp4", "transition": {"type": "fade", "duration": 0.8}}]}
+      """)
+    let (path, _) = try render(plan, "fade.mp4")
+    let white = centre(
+      try decodedPicture(
+        "color=c=white:s=320x240:d=1", at: 0, width: 320, height: 240, input: "lavfi"),
+      width: 320, height: 240)
+    let red = centre(
+      try decodedPicture(Fixtures.red, at: 0.5, width: 320, height: 240), width: 320, height: 240)
+    let middle = centre(try decodedPicture(path, at: 1.6, width: 320, height: 240), width: 320, height: 240)
+    #expect(zip(middle, white).allSatisfy { abs($0 - $1) <= 3 }, "\(middle) vs \(white)")
+    let quarter = centre(try decodedPicture(path, at: 1.4, width: 320, height: 240), width: 320, height: 240)
+    let half = zip(red, white).map { ($0 + $1) / 2 }
+    #expect(zip(quarter, half).allSatisfy { abs($0 - $1) <= 3 }, "\(quarter) vs \(half)")
+  }
+
   /// A phone clip stored 160x90 with a display matrix turning it 90° clockwise: rendered at
   /// its upright size (90x160), each picture matches the ffmpeg CLI's autorotated decoding.
   @Test func rotatedPhoneClipMatchesTheCLIsAutorotation() throws {

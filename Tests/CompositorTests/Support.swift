@@ -70,9 +70,11 @@ func ffprobe(_ path: String, _ arguments: [String]) throws -> [String: Any] {
 /// frame; the CLI turns a clip upright from its display matrix), `width`×`height` after
 /// `filter`, as 4:2:0 planes (Y, Cb, Cr).
 func decodedPicture(
-  _ path: String, at seconds: Double, width: Int, height: Int, filter: String? = nil
+  _ path: String, at seconds: Double, width: Int, height: Int, filter: String? = nil,
+  input format: String? = nil
 ) throws -> [[UInt8]] {
   var arguments = seconds > 0 ? ["-ss", String(format: "%.6f", seconds)] : []
+  if let format { arguments += ["-f", format] }
   arguments += ["-i", path, "-frames:v", "1"]
   if let filter { arguments += ["-vf", filter] }
   let raw = Array(try ffmpeg(arguments + ["-pix_fmt", "yuv420p", "-f", "rawvideo", "-"]).stdout)
