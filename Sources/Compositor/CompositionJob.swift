@@ -26,8 +26,11 @@ public struct DocumentReadError: ToolError, Equatable {
   public var error: ProbeError
   /// The document's path.
   public var path: String
+  /// The stable machine-readable code.
   public var code: String { error.code }
+  /// A sentence for humans.
   public var message: String { "\(path): \(error.message)" }
+  /// The failure underneath.
   public var cause: ErrorCause? { error.cause }
 }
 

@@ -56,26 +56,41 @@ public struct CompositionRenderReport: Codable, Sendable, Equatable {
 
   /// The video settings as written.
   public struct VideoSettingsReport: Codable, Sendable, Equatable {
+    /// The encoder (FFmpeg's name).
     public var encoder: String
+    /// libx264's preset.
     public var preset: String
+    /// libx264's constant quality.
     public var crf: Double
+    /// The H.264 profile asked for (a ceiling for x264).
     public var profile: String
+    /// The pixel format.
     public var pixelFormat: String
+    /// The picture width.
     public var width: Int
+    /// The picture height.
     public var height: Int
+    /// The frame rate.
     public var frameRate: Rational
     /// The matrix, primaries, transfer and range the output states (null: not stated).
     @NullEncoded public var colorMatrix: String?
+    /// The primaries stated (null: none).
     @NullEncoded public var colorPrimaries: String?
+    /// The transfer stated (null: none).
     @NullEncoded public var colorTransfer: String?
+    /// The range stated (`tv`; null: none).
     @NullEncoded public var colorRange: String?
   }
 
   /// The audio settings as written.
   public struct AudioSettingsReport: Codable, Sendable, Equatable {
+    /// The encoder (FFmpeg's name).
     public var encoder: String
+    /// The sample rate.
     public var sampleRate: Int
+    /// The channel count.
     public var channels: Int
+    /// The bit rate asked for, in bits per second.
     public var bitRate: Int
   }
 }

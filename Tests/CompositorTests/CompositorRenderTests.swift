@@ -38,7 +38,8 @@ import Testing
       try decodedPicture(Fixtures.blue, at: 0.5, width: 320, height: 240), width: 320, height: 240
     )
     func at(_ seconds: Double) throws -> [Double] {
-      centre(try decodedPicture(path, at: seconds, width: 320, height: 240), width: 320, height: 240)
+      centre(
+        try decodedPicture(path, at: seconds, width: 320, height: 240), width: 320, height: 240)
     }
     func close(_ a: [Double], _ b: [Double], _ tolerance: Double) -> Bool {
       zip(a, b).allSatisfy { abs($0 - $1) <= tolerance }
@@ -119,9 +120,11 @@ import Testing
       width: 320, height: 240)
     let red = centre(
       try decodedPicture(Fixtures.red, at: 0.5, width: 320, height: 240), width: 320, height: 240)
-    let middle = centre(try decodedPicture(path, at: 1.6, width: 320, height: 240), width: 320, height: 240)
+    let middle = centre(
+      try decodedPicture(path, at: 1.6, width: 320, height: 240), width: 320, height: 240)
     #expect(zip(middle, white).allSatisfy { abs($0 - $1) <= 3 }, "\(middle) vs \(white)")
-    let quarter = centre(try decodedPicture(path, at: 1.4, width: 320, height: 240), width: 320, height: 240)
+    let quarter = centre(
+      try decodedPicture(path, at: 1.4, width: 320, height: 240), width: 320, height: 240)
     let half = zip(red, white).map { ($0 + $1) / 2 }
     #expect(zip(quarter, half).allSatisfy { abs($0 - $1) <= 3 }, "\(quarter) vs \(half)")
   }
@@ -169,7 +172,9 @@ import Testing
       filter: "scale=out_color_matrix=bt709")
     let tagged601 = Fixtures.solid(
       "tagged601.mp4", colour: "0xC8A03C", audio: false,
-      tags: ["-colorspace", "smpte170m", "-color_primaries", "smpte170m", "-color_trc", "smpte170m"])
+      tags: [
+        "-colorspace", "smpte170m", "-color_primaries", "smpte170m", "-color_trc", "smpte170m",
+      ])
     func centreOf(_ path: String, at seconds: Double, filter: String? = nil) throws -> [Double] {
       centre(
         try decodedPicture(path, at: seconds, width: 320, height: 240, filter: filter), width: 320,
@@ -242,8 +247,10 @@ import Testing
     var clips: [String] = []
     for index in 0..<500 {
       let from = Double(index % 5) * 0.04
-      let transition = index % 7 == 3 ? #", "transition": {"type": "crossfade", "duration": 0.04}"# : ""
-      clips.append(#"{"source": "tiny.mp4", "from": \#(from), "to": \#(from + 0.12)\#(transition)}"#)
+      let transition =
+        index % 7 == 3 ? #", "transition": {"type": "crossfade", "duration": 0.04}"# : ""
+      clips.append(
+        #"{"source": "tiny.mp4", "from": \#(from), "to": \#(from + 0.12)\#(transition)}"#)
     }
     let plan = try plan(#"{"version": 1, "clips": [\#(clips.joined(separator: ","))]}"#)
     func descriptors() -> Int {
@@ -272,7 +279,9 @@ import Testing
     let otio = document.written(as: .otio, plan: fromJSON.plan)
     let read = try CompositionDocument.read(otio, format: .otio)
     let fromOTIO = try CompositionLoader.resolve(read, baseDirectory: Fixtures.directory)
-    #expect(fromOTIO.plan.segments.map(\.compositionRange) == fromJSON.plan.segments.map(\.compositionRange))
+    #expect(
+      fromOTIO.plan.segments.map(\.compositionRange)
+        == fromJSON.plan.segments.map(\.compositionRange))
     let (a, _) = try render(fromJSON.plan, "json.mp4")
     let (b, _) = try render(fromOTIO.plan, "otio.mp4")
     func frames(_ path: String) throws -> [String] {

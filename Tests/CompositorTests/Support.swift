@@ -139,8 +139,10 @@ enum Fixtures {
   static func make(_ name: String, _ arguments: (String) -> [String]) -> String {
     let path = directory + "/" + name
     if !FileManager.default.fileExists(atPath: path) {
-      let partial = directory + "/partial-\(UUID().uuidString)-" + name.replacingOccurrences(
-        of: "/", with: "_")
+      let partial =
+        directory + "/partial-\(UUID().uuidString)-"
+        + name.replacingOccurrences(
+          of: "/", with: "_")
       do {
         try ffmpeg(arguments(partial))
         try FileManager.default.createDirectory(

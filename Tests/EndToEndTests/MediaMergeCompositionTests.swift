@@ -36,15 +36,28 @@ import Testing
 
   @Test(arguments: [
     (#"{"version": 1, "clips": [{"source": "missing.mp4"}]}"#, "not_found", "missing.mp4"),
-    (#"{"version": 1, "clips": [{"source": "clip.mp4", "to": 3}]}"#, "clip_past_source_end", "lasts 1 s"),
-    (#"{"version": 1, "clips": [{"source": "clip.mp4", "from": 0.5, "to": 0.5}]}"#,
-     "source_range_invalid", "clips[0]"),
-    (#"{"version": 1, "clips": [{"source": "clip.mp4"}, {"source": "clip.mp4", "to": 0.5, "transition": {"type": "crossfade", "duration": 0.8}}]}"#,
-     "transition_too_long", "clips[1]"),
+    (
+      #"{"version": 1, "clips": [{"source": "clip.mp4", "to": 3}]}"#, "clip_past_source_end",
+      "lasts 1 s"
+    ),
+    (
+      #"{"version": 1, "clips": [{"source": "clip.mp4", "from": 0.5, "to": 0.5}]}"#,
+      "source_range_invalid", "clips[0]"
+    ),
+    (
+      #"{"version": 1, "clips": [{"source": "clip.mp4"}, {"source": "clip.mp4", "to": 0.5, "transition": {"type": "crossfade", "duration": 0.8}}]}"#,
+      "transition_too_long", "clips[1]"
+    ),
     (#"{"version": 1, "clips": [{"source": "tone.m4a"}]}"#, "clip_without_video", "tone.m4a"),
-    (#"{"version": 1, "clips": [{"source": "bad.png", "duration": 1}]}"#, "unsupported_image", "bad.png"),
+    (
+      #"{"version": 1, "clips": [{"source": "bad.png", "duration": 1}]}"#, "unsupported_image",
+      "bad.png"
+    ),
     ("{\"version\": 1,\n  \"clips\": [}", "invalid_composition", "line 2, column"),
-    (#"{"version": 1, "clips": [{"source": "clip.mp4", "transiton": 1}]}"#, "invalid_composition", "clips[0].transiton"),
+    (
+      #"{"version": 1, "clips": [{"source": "clip.mp4", "transiton": 1}]}"#, "invalid_composition",
+      "clips[0].transiton"
+    ),
   ])
   func inputErrorsHaveTheirCodesAndWriteNothing(document: String, code: String, mentions: String)
     throws
@@ -81,10 +94,14 @@ import Testing
     #expect(value(report, "plan", "segments") as? Int == 2)
     let probe = try run(
       "ffprobe",
-      ["-v", "error", "-show_entries", "format=duration:stream=codec_name", "-of", "json",
-       directory.path("out.mp4")])
+      [
+        "-v", "error", "-show_entries", "format=duration:stream=codec_name", "-of", "json",
+        directory.path("out.mp4"),
+      ])
     let json = try #require(try probe.json() as? [String: Any])
-    let codecs = (json["streams"] as? [[String: Any]] ?? []).compactMap { $0["codec_name"] as? String }
+    let codecs = (json["streams"] as? [[String: Any]] ?? []).compactMap {
+      $0["codec_name"] as? String
+    }
     #expect(codecs.prefix(2) == ["h264", "aac"])
     let duration = Double(value(json, "format", "duration") as? String ?? "") ?? 0
     #expect(abs(duration - 1.4) < 0.05)  // 0.8 + 0.8 - 0.2

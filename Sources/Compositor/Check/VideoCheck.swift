@@ -15,6 +15,7 @@ public struct VideoCheckReport: Codable, Sendable, Equatable {
   public var plannedFrames: Int64
   /// The written video's length (frames / rate) and the plan's, in seconds.
   public var durationSeconds: Double
+  /// The plan's length in seconds.
   public var plannedSeconds: Double
   /// The lowest PSNR a segment's picture may have, in dB.
   public var minimumPSNR: Double
@@ -31,6 +32,7 @@ public struct VideoCheckReport: Codable, Sendable, Equatable {
     public var index: Int
     /// The output frame compared, and its composition time.
     public var frame: Int64
+    /// Its composition time.
     public var time: MediaTime
     /// PSNR of the written picture against the source picture put through the planned
     /// transform (Y, Cb and Cr together), in dB; 100 when identical; null when skipped.
