@@ -53,6 +53,23 @@ public struct CompositionRenderReport: Codable, Sendable, Equatable {
   public var renderSeconds: Double
   /// The self-check; nil when it was not run.
   @NullEncoded public var check: VideoCheckReport?
+  /// Seconds of the render's own thread in each stage (decoding, placing, blending, video
+  /// encoding and muxing, audio); the codecs' worker threads are not in them.
+  public var stages: Stages
+
+  /// Seconds per stage.
+  public struct Stages: Codable, Sendable, Equatable {
+    /// Demuxing and decoding the sources.
+    public var decode: Double
+    /// Putting pictures on the canvas.
+    public var place: Double
+    /// Transitions.
+    public var blend: Double
+    /// Video encoding (the frames handed to libx264, its packets muxed).
+    public var encodeVideo: Double
+    /// The mixed audio pulled and encoded.
+    public var audio: Double
+  }
 
   /// The video settings as written.
   public struct VideoSettingsReport: Codable, Sendable, Equatable {
@@ -211,6 +228,7 @@ struct Renderer {
   private(set) var samples: Int64 = 0
   private(set) var maxOpen = 0
   private(set) var decodeErrors = 0
+  let stages = StageTimes()
 
   init(
     plan: CompositionPlan, output: OutputFile, name: String, settings: CompositorSettings,
@@ -315,10 +333,11 @@ struct Renderer {
         let segment = segments[next]
         next += 1
         guard segment.compositionRange.end > time else { continue }
-        open.append(
-          SegmentPictures(
-            segment: segment, canvas: canvas, decoderThreads: settings.threads,
-            background: background))
+        let pictures = SegmentPictures(
+          segment: segment, canvas: canvas, decoderThreads: settings.threads,
+          background: background)
+        pictures.stages = stages
+        open.append(pictures)
       }
       for finished in open where finished.segment.compositionRange.end <= time {
         decodeErrors += finished.decodeErrors
@@ -342,17 +361,23 @@ struct Renderer {
             blends[b.segment.index]
             ?? Blend(transition: transition, canvas: canvas, background: background)
           blends[b.segment.index] = blend
+          let blendStart = MonotonicClock.seconds()
           picture = try blend.picture(pa, pb, at: time)
+          stages.blend += MonotonicClock.seconds() - blendStart
         } else {
           picture = pb
         }
       }
       picture.pts = index
+      let encodeStart = MonotonicClock.seconds()
       try encodeVideo(picture, packet: packet, stopReason: stopReason)
+      let audioStart = MonotonicClock.seconds()
+      stages.encodeVideo += audioStart - encodeStart
       // The audio up to the end of this frame.
       let audioEnd = MediaTime(units: index + 1, rate: rate).units(
         atRate: Rational(Int64(settings.sampleRate), 1)!)
       try encodeAudio(until: audioEnd, packet: packet, stopReason: stopReason)
+      stages.audio += MonotonicClock.seconds() - audioStart
       progress(time.seconds)
     }
     for segment in open {
@@ -462,6 +487,9 @@ struct Renderer {
         encoder: "aac", sampleRate: settings.sampleRate, channels: settings.channels,
         bitRate: settings.audioBitRate),
       clippedSamples: audio.clippedSamples, maxOpenSources: maxOpen, decodeErrors: decodeErrors,
-      bytes: muxer.bytesWritten, renderSeconds: renderSeconds, check: nil)
+      bytes: muxer.bytesWritten, renderSeconds: renderSeconds, check: nil,
+      stages: .init(
+        decode: stages.decode, place: stages.place, blend: stages.blend,
+        encodeVideo: stages.encodeVideo, audio: stages.audio))
   }
 }

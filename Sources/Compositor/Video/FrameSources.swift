@@ -208,6 +208,9 @@ final class SegmentPictures {
   /// asked.
   private(set) var lastSourceTime: MediaTime?
 
+  /// Where the time goes (decoding, placing), when measured.
+  var stages: StageTimes?
+
   init(segment: PlannedSegment, canvas: Canvas, decoderThreads: Int, background: Frame) {
     self.segment = segment
     self.canvas = canvas
@@ -233,6 +236,7 @@ final class SegmentPictures {
     }
     let source = sourceTime(at: time)
     lastSourceTime = source
+    let decodeStart = stages == nil ? 0 : MonotonicClock.seconds()
     let picture: SourcePicture
     switch segment.kind {
     case .gap:
@@ -265,9 +269,12 @@ final class SegmentPictures {
       }
       picture = try video!.picture(at: source)
     }
+    let placeStart = stages == nil ? 0 : MonotonicClock.seconds()
+    stages?.decode += placeStart - decodeStart
     if let placed, placed.key == picture.key { return placed.frame }
     let frame = try transformer.apply(picture.frame, tags: picture.tags)
     placed = (picture.key, frame)
+    stages?.place += stages == nil ? 0 : MonotonicClock.seconds() - placeStart
     return frame
   }
 
@@ -278,4 +285,19 @@ final class SegmentPictures {
     sequencePicture = nil
     placed = nil
   }
+}
+
+/// Seconds spent in each stage of a render on its own thread (the encoders' and decoders'
+/// worker threads add CPU time of their own).
+final class StageTimes {
+  /// Demuxing and decoding the sources (and decoding stills and images).
+  var decode = 0.0
+  /// Putting pictures on the canvas (upright, scale, colour, pad).
+  var place = 0.0
+  /// Transitions (xfade).
+  var blend = 0.0
+  /// Sending pictures to libx264 and muxing its packets.
+  var encodeVideo = 0.0
+  /// Pulling the mixed audio and encoding it.
+  var audio = 0.0
 }
