@@ -401,7 +401,7 @@ bench_compose() {
 JSON
   local graph="[0:v]settb=1/25,fps=25,format=yuv420p[v0];[1:v]settb=1/25,fps=25,format=yuv420p[v1];"
   graph+="[2:v]settb=1/25,fps=25,format=yuv420p[v2];"
-  graph+="[v0][v1]xfade=transition=fade:duration=1:offset=7[x1];[x1][v2]xfade=transition=fade:duration=1:offset=14[v];"
+  graph+="[v0][v1]xfade=transition=fade:duration=1:offset=7[x1];[x1][v2]xfade=transition=fade:duration=1:offset=14,format=yuv420p[v];"
   graph+="[0:a][1:a]acrossfade=d=1:c1=tri:c2=tri[a01];[a01][2:a]acrossfade=d=1:c1=tri:c2=tri[clips];"
   graph+="[3:a]atrim=end=20,volume=0.3[bed];[clips][bed]amix=inputs=2:normalize=0:duration=first[a]"
   best_wall_o=999 best_wall_t=999 best_cpu_o=999 best_cpu_t=999

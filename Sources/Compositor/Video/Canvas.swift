@@ -114,6 +114,15 @@ final class PictureTransformer {
           FFmpegError(code: -22, message: "no pixel format")))
     }
     let frameTags = known ?? picture.color
+    if isIdentity(picture, format: format, tags: frameTags) {
+      // Already the canvas: upright, its size, 4:2:0, limited range, the output's matrix.
+      let output = Frame()
+      do { try output.reference(picture) } catch {
+        throw .render(.filter("cannot reference a picture", error))
+      }
+      output.sampleAspectRatio = Rational(1, 1)!
+      return output
+    }
     if input == nil || input! != (picture.width, picture.height, format) || frameTags != tags {
       try build(width: picture.width, height: picture.height, format: format, tags: frameTags)
     }
@@ -130,6 +139,17 @@ final class PictureTransformer {
       throw .render(.filter("cannot place a picture on the canvas", error))
     }
     return output
+  }
+
+  /// True when the graph would change nothing: no turn, the picture fills the canvas at its
+  /// own size with square pixels, in 4:2:0 limited range, in the output's matrix.
+  private func isIdentity(_ picture: Frame, format: PixelFormat, tags: ColorTags) -> Bool {
+    transform.rotation == 0 && !transform.mirrored && transform.x == 0 && transform.y == 0
+      && transform.width == picture.width && transform.height == picture.height
+      && transform.width == canvas.width && transform.height == canvas.height
+      && format == .yuv420p && tags.range != .full
+      && (picture.sampleAspectRatio.map { $0.num == $0.den } ?? true)
+      && (ColorPlan.scaleName(tags.matrix) ?? canvas.colors.matrix) == canvas.colors.matrix
   }
 
   private func build(width: Int, height: Int, format: PixelFormat, tags: ColorTags)
