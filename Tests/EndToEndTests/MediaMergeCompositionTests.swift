@@ -107,6 +107,30 @@ import Testing
     #expect(abs(duration - 1.4) < 0.05)  // 0.8 + 0.8 - 0.2
   }
 
+  /// SIGINT and SIGTERM while the output is being written: exit 130 / 143, nothing left in the
+  /// folder (the output was an unnamed file).
+  @Test(arguments: [SIGINT, SIGTERM])
+  func interruptedWhileRenderingLeavesNothing(signal: Int32) throws {
+    let directory = try Self.folder()
+    let clips = Array(repeating: #"{"source": "clip.mp4"}"#, count: 300)
+    try Data(#"{"version": 1, "clips": [\#(clips.joined(separator: ","))]}"#.utf8).write(
+      to: URL(fileURLWithPath: directory.path("doc.json")))
+    let process = Process()
+    process.executableURL = productsDirectory.appendingPathComponent("mediamerge")
+    process.arguments = [
+      "--composition", directory.path("doc.json"), "-o", directory.path("out.mp4"), "--quiet",
+    ]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    #expect(waitUntilWriting(process, under: directory.path("")), "the output should be open")
+    Thread.sleep(forTimeInterval: 0.3)
+    kill(process.processIdentifier, signal)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 128 + signal)
+    #expect(Set(directory.contents) == ["clip.mp4", "tone.m4a", "bad.png", "doc.json"])
+  }
+
   /// `--plan` prints the resolved plan and writes nothing; `--print-composition --format otio`
   /// prints an OpenTimelineIO timeline of whole clips.
   @Test func planAndPrintCompositionWriteNothing() throws {
