@@ -82,55 +82,48 @@ enum VideoCheck {
       targets.append((segment, frame, nil))
     }
     let wanted = Set(targets.compactMap(\.frame))
-    // 2. Decode the written video once, keeping the wanted pictures.
+    // 2. The written video: its frames counted from its packets (one H.264 packet per frame in
+    // MP4, no decoding), then each wanted picture decoded from the keyframe at or before it (a
+    // seek per picture, so the cost follows the number of segments, not the length) and
+    // compared at once with its reference, so memory holds one picture at a time.
     let path = "/proc/self/fd/\(output.fd)"
     let input = try openSource(path)
     guard let stream = videoStream(of: input) else {
       throw .checkFailed("the output has no video stream")
     }
-    let decoder: CodecDecoder
-    do { decoder = try stream.openDecoder(threads: Int32(decoderThreads)) } catch {
-      throw .render(.decoder(stream: stream.index, error))
-    }
     input.discardAll(except: stream.index)
     let demuxer = Demuxer(input)
-    let scratch = Frame()
-    // Pictures are decoded only up to the last one compared; the frames after it are counted
-    // from their packets (one H.264 packet per frame in MP4).
-    var decoded: Int64 = 0
-    var packets: Int64 = 0
-    var pictures: [Int64: [[UInt8]]] = [:]
-    let last = wanted.max() ?? -1
-    var ended = false
-    while !ended {
-      if let reason = stopReason() { throw reason }
-      let packet: Packet?
+    var frames: Int64 = 0
+    counting: while true {
       do {
         switch try demuxer.next() {
-        case .packet:
-          guard demuxer.packet.streamIndex == stream.index else { continue }
-          packet = demuxer.packet
-          packets += 1
-        case .end, .failed: packet = nil
+        case .packet: if demuxer.packet.streamIndex == stream.index { frames += 1 }
+        case .end, .failed: break counting
         }
       } catch {
         throw error == .interrupted ? .render(.interrupted) : .render(.timeout(seconds: nil))
       }
-      if packet == nil { ended = true }
-      if decoded > last && packet != nil { continue }
-      decoder.decode(packet, into: scratch, failure: { _ in }) { frame in
-        if wanted.contains(decoded) { pictures[decoded] = planes(frame) }
-        decoded += 1
-        return true
-      }
     }
-    let frames = max(decoded, packets)
+    let background = try canvas.backgroundPicture()
+    var measured: [Int64: Double] = [:]
+    for target in targets {
+      guard let frame = target.frame, !wanted.isEmpty else { continue }
+      if let reason = stopReason() { throw reason }
+      let time = MediaTime(units: frame, rate: rate)
+      let written = try VideoFileSource(path: path, start: time, decoderThreads: decoderThreads)
+      let picture = try written.picture(at: time)
+      let reference = SegmentPictures(
+        segment: target.segment, canvas: canvas, decoderThreads: decoderThreads,
+        background: background)
+      let expected = try reference.picture(at: time)
+      reference.close()
+      measured[frame] = psnr(planes(picture.frame), planes(expected))
+    }
     // 3. Compare.
     var failures: [String] = []
     if abs(frames - expected) > 1 {
       failures.append("the video has \(frames) frames, the plan \(expected)")
     }
-    let background = try canvas.backgroundPicture()
     var segments: [VideoCheckReport.SegmentCheck] = []
     for target in targets {
       if let reason = stopReason() { throw reason }
@@ -142,7 +135,7 @@ enum VideoCheck {
         continue
       }
       let time = MediaTime(units: frame, rate: rate)
-      guard let written = pictures[frame] else {
+      guard let value = measured[frame] else {
         failures.append("clips[\(target.segment.index)]: output frame \(frame) is missing")
         segments.append(
           .init(
@@ -150,12 +143,6 @@ enum VideoCheck {
             skipped: "missing"))
         continue
       }
-      let reference = SegmentPictures(
-        segment: target.segment, canvas: canvas, decoderThreads: decoderThreads,
-        background: background)
-      let expectedPicture = planes(try reference.picture(at: time))
-      reference.close()
-      let value = psnr(written, expectedPicture)
       if value < minimumPSNR {
         failures.append(
           "clips[\(target.segment.index)]: the picture at \(time) s is \(fixed(value, places: 1)) dB "
