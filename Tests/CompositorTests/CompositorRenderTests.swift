@@ -129,6 +129,44 @@ import Testing
     #expect(zip(quarter, half).allSatisfy { abs($0 - $1) <= 3 }, "\(quarter) vs \(half)")
   }
 
+  /// Frame-exact trims: a source whose frame N has luma 16 + 4N (by construction; GOP of 10
+  /// with B-frames), trimmed mid-GOP from MP4 and from MPEG-TS (which starts at 1.48 s), then a
+  /// gap: each output frame is the source frame its plan says, never the keyframe before it.
+  @Test func trimsStartAtTheirExactFrame() throws {
+    let ramp = Fixtures.make("ramp.mp4") {
+      [
+        "-f", "lavfi", "-i", "color=black:s=64x48:r=25,geq=lum='N*4+16':cb=128:cr=128", "-t", "2",
+        "-c:v", "libx264", "-preset", "veryfast", "-g", "10", "-bf", "2", "-pix_fmt", "yuv420p", $0,
+      ]
+    }
+    _ = Fixtures.make("ramp.ts") { ["-i", ramp, "-c", "copy", $0] }
+    let plan = try plan(
+      """
+      {"version": 1, "fps": 25, "background": "#808080", "clips": [
+        {"source": "ramp.mp4", "from": 1.32, "to": 1.72},
+        {"source": "ramp.ts", "from": 0.52, "to": 0.92},
+        {"duration": 0.2}]}
+      """)
+    let (path, report) = try render(plan, "ramp.mp4")
+    #expect(report.check?.passed == true)
+    #expect(report.frames == 25)
+    let raw = Array(try ffmpeg(["-i", path, "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"]).stdout)
+    let size = 64 * 48 * 3 / 2
+    #expect(raw.count == 25 * size)
+    let grey = try decodedPicture(
+      "color=c=0x808080:s=64x48:d=1", at: 0, width: 64, height: 48, input: "lavfi")
+    for frame in 0..<min(25, raw.count / size) {
+      let luma = Double(raw[frame * size + 24 * 64 + 32])
+      let expected: Double
+      switch frame {
+      case 0..<10: expected = Double(16 + 4 * (33 + frame))
+      case 10..<20: expected = Double(16 + 4 * (13 + frame - 10))
+      default: expected = Double(grey[0][24 * 64 + 32])
+      }
+      #expect(abs(luma - expected) <= 1.5, "frame \(frame): luma \(luma), expected \(expected)")
+    }
+  }
+
   /// A phone clip stored 160x90 with a display matrix turning it 90° clockwise: rendered at
   /// its upright size (90x160), each picture matches the ffmpeg CLI's autorotated decoding.
   @Test func rotatedPhoneClipMatchesTheCLIsAutorotation() throws {

@@ -76,17 +76,44 @@ final class VideoFileSource {
       throw .render(.decoder(stream: stream.index, error))
     }
     streamTags = decoder.color
-    if start > .zero {
-      let target = (origin + start).units(atRate: Rational(1_000_000, 1)!)
-      // At or before the target; a format that cannot seek is read from its start.
-      try? input.seek(toMicroseconds: target)
-    }
     input.discardAll(except: stream.index)
     demuxer = Demuxer(input)
+    self.start = start
+    if start > .zero { seek(back: .zero) }
+  }
+
+  /// The source time the segment starts at.
+  private let start: MediaTime
+  /// How far before `start` the last seek aimed (nil: none, read from the file's start).
+  private var seekedBack: MediaTime?
+
+  /// Seeks to the keyframe at or before `start - back` (a format that cannot seek is read from
+  /// its start) and starts decoding afresh.
+  private func seek(back: MediaTime) {
+    let target = start - back
+    seekedBack = target > .zero ? back : nil
+    let microseconds = (origin + max(target, .zero)).units(atRate: Rational(1_000_000, 1)!)
+    try? input.seek(toMicroseconds: microseconds)
+    decoder.flush()
+    pending.removeAll()
+    ended = false
+    lastTimestamp = nil
+  }
+
+  /// After a seek: when the first picture decoded starts after `start` (an imprecise seek, as
+  /// MPEG-TS's by timestamps), seeks again further back (1 s, 2 s, 4 s ..., then the file's
+  /// start) so that the picture shown at `start` is decoded, never a later keyframe.
+  private func repositionIfLate() throws(CompositorError) {
+    while let back = seekedBack, current == nil {
+      if pending.isEmpty && !ended { try readMore() }
+      guard let first = pending.first, first.time > start else { return }
+      seek(back: back == .zero ? MediaTime(value: 1, timescale: 1) : back + back)
+    }
   }
 
   /// The picture shown at source time `time`.
   func picture(at time: MediaTime) throws(CompositorError) -> SourcePicture {
+    try repositionIfLate()
     while true {
       if let next = pending.first, next.time <= time {
         current = pending.removeFirst()
