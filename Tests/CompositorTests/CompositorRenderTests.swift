@@ -330,6 +330,41 @@ import Testing
     #expect(try frames(a).count == 50)
   }
 
+  /// The check fails when the written picture is not the planned one: a render of the red
+  /// clip checked against a plan that says blue (same length) fails with the segment's PSNR,
+  /// and against a plan one second longer fails on the length.
+  @Test func theCheckCatchesAWrongPictureAndAWrongLength() throws {
+    _ = (Fixtures.red, Fixtures.blue)
+    let red = try plan(#"{"version": 1, "fps": 25, "clips": [{"source": "red.mp4"}]}"#)
+    let blue = try plan(#"{"version": 1, "fps": 25, "clips": [{"source": "blue.mp4"}]}"#)
+    let longer = try plan(
+      #"{"version": 1, "fps": 25, "clips": [{"source": "red.mp4"}, {"duration": 1}]}"#)
+    let path = Fixtures.output("unchecked.mp4")
+    let output = try OutputFile(.file(path: path, overwrite: false), sync: false)
+    var settings = CompositorSettings()
+    settings.check = false
+    let report = try Compositor.render(red, into: output, name: path, settings: settings)
+    #expect(report.check == nil)
+    let renderer = try Renderer(
+      plan: red, output: try OutputFile(.file(path: path + ".x", overwrite: false), sync: false),
+      name: path, settings: settings, shouldStop: { false })
+    let wrongPicture = try VideoCheck.run(
+      plan: blue, output: output, canvas: renderer.canvas, frames: 50, decoderThreads: 1,
+      stopReason: { nil })
+    #expect(!wrongPicture.passed)
+    #expect((wrongPicture.segments.first?.psnr ?? 100) < 30)
+    let wrongLength = try VideoCheck.run(
+      plan: longer, output: output, canvas: renderer.canvas, frames: 75, decoderThreads: 1,
+      stopReason: { nil })
+    #expect(!wrongLength.passed)
+    #expect(wrongLength.failures.contains { $0.contains("50 frames, the plan 75") })
+    let right = try VideoCheck.run(
+      plan: red, output: output, canvas: renderer.canvas, frames: 50, decoderThreads: 1,
+      stopReason: { nil })
+    #expect(right.passed)
+    #expect(!FileManager.default.fileExists(atPath: path))  // never committed
+  }
+
   /// A render that cannot finish in time stops with `timeout` and leaves nothing.
   @Test func aTimeoutLeavesNothing() throws {
     let plan = try plan(#"{"version": 1, "clips": [{"source": "red.mp4"}]}"#)
