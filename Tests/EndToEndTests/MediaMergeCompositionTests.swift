@@ -92,6 +92,15 @@ import Testing
     #expect(value(report, "render", "video", "encoder") as? String == "libx264")
     #expect(value(report, "render", "audio", "encoder") as? String == "aac")
     #expect(value(report, "plan", "segments") as? Int == 2)
+    // The report follows its schema (Python's jsonschema, the independent validator).
+    try result.stdout.write(to: URL(fileURLWithPath: directory.path("report.json")))
+    let valid = try run(
+      "python3",
+      [
+        "Scripts/validate-json.py", "schemas/mediamerge-composition-report.schema.json",
+        directory.path("report.json"),
+      ])
+    #expect(valid.status == 0, "\(valid.stderr)")
     let probe = try run(
       "ffprobe",
       [
