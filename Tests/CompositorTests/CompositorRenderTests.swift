@@ -276,6 +276,17 @@ import Testing
         try decodedPicture(path, at: seconds, width: 64, height: 48), width: 64, height: 48)
       #expect(zip(got, expected).allSatisfy { abs($0 - $1) <= 3 }, "image \(index + 1): \(got)")
     }
+    // The folder itself is a sequence of all its images in name order (other.png last).
+    let folder = try CompositorTests.plan(
+      #"{"version": 1, "fps": 25, "clips": [{"source": "frames", "fps": 5}]}"#)
+    #expect(folder.duration == MediaTime(value: 4, timescale: 5))
+    let (folderPath, _) = try render(folder, "folder.mp4")
+    let last = centre(
+      try decodedPicture(folderPath, at: 0.68, width: 64, height: 48), width: 64, height: 48)
+    let white = centre(
+      try decodedPicture(Fixtures.directory + "/frames/other.png", at: 0, width: 64, height: 48),
+      width: 64, height: 48)
+    #expect(zip(last, white).allSatisfy { abs($0 - $1) <= 3 }, "\(last) vs \(white)")
   }
 
   /// 500 clips (trims of one file): at most the clips on screen hold a file open; the process's
