@@ -241,7 +241,7 @@ struct Renderer {
     canvas = Canvas(
       width: render.width, height: render.height, frameRate: render.frameRate,
       background: render.background, colors: Compositor.colorPlan(plan),
-      filterThreads: settings.threads == 0 ? 0 : settings.threads)
+      filterThreads: settings.threads)
     frameCount = max(1, plan.duration.units(atRate: render.frameRate))
     do {
       muxer = try Muxer(format: "mp4", output: output, name: name, shouldStop: shouldStop)
