@@ -24,9 +24,29 @@ public struct CompositorSettings: Sendable, Equatable {
   public var check: Bool = true
   /// Stop after this many seconds (`timeout`); nil: no limit.
   public var timeout: Double?
+  /// The chapters to write instead of the plan's markers (a whole-clip merge moves its clips'
+  /// own chapters); nil: the markers.
+  public var chapters: [CompositorChapter]?
 
   /// The defaults: libx264 veryfast CRF 20 High, AAC 160 kbit/s 48 kHz stereo, checked.
   public init() {}
+}
+
+/// A chapter of the output, on the composition's timeline.
+public struct CompositorChapter: Sendable, Equatable {
+  /// Where it starts.
+  public var start: MediaTime
+  /// Where it ends.
+  public var end: MediaTime
+  /// Its title.
+  public var title: String
+
+  /// A chapter from `start` to `end`.
+  public init(start: MediaTime, end: MediaTime, title: String) {
+    self.start = start
+    self.end = end
+    self.title = title
+  }
 }
 
 /// What a render wrote, for the JSON report.
@@ -272,7 +292,11 @@ struct Renderer {
     do {
       videoStream = try muxer.addStream(for: videoEncoder)
       audioStream = try muxer.addStream(for: audioEncoder)
-      for chapter in Self.chapters(plan) { try muxer.addChapter(chapter) }
+      let chapters =
+        settings.chapters.map { list in
+          list.map { Self.chapter(from: $0.start, to: $0.end, title: $0.title) }
+        } ?? Self.chapters(plan)
+      for chapter in chapters { try muxer.addChapter(chapter) }
     } catch {
       throw .render(.muxer("cannot add the streams", error))
     }
@@ -295,18 +319,22 @@ struct Renderer {
     return markers.enumerated().compactMap { index, marker in
       let end = index + 1 < markers.count ? markers[index + 1].time : plan.duration
       guard marker.time < end else { return nil }
-      let divisor = Rational.gcd(marker.time.timescale, end.timescale)
-      let (scale, overflow) = (marker.time.timescale / max(divisor, 1))
-        .multipliedReportingOverflow(by: end.timescale)
-      let timescale = overflow ? 1_000_000 : scale
-      func ticks(_ time: MediaTime) -> Int64 {
-        overflow
-          ? time.units(atRate: Rational(1_000_000, 1)!) : time.value * (timescale / time.timescale)
-      }
-      return InputChapter(
-        start: ticks(marker.time), end: ticks(end), timeBase: Rational(1, timescale)!,
-        title: marker.name)
+      return chapter(from: marker.time, to: end, title: marker.name)
     }
+  }
+
+  /// A chapter from `start` to `end`, exact in a time base that holds both.
+  static func chapter(from start: MediaTime, to end: MediaTime, title: String) -> InputChapter {
+    let divisor = Rational.gcd(start.timescale, end.timescale)
+    let (scale, overflow) = (start.timescale / max(divisor, 1))
+      .multipliedReportingOverflow(by: end.timescale)
+    let timescale = overflow ? 1_000_000 : scale
+    func ticks(_ time: MediaTime) -> Int64 {
+      overflow
+        ? time.units(atRate: Rational(1_000_000, 1)!) : time.value * (timescale / time.timescale)
+    }
+    return InputChapter(
+      start: ticks(start), end: ticks(end), timeBase: Rational(1, timescale)!, title: title)
   }
 
   mutating func run(stopReason: () -> CompositorError?, progress: (Double) -> Void)
@@ -318,6 +346,7 @@ struct Renderer {
       throw mapWrite(error, stopReason: stopReason, doing: "cannot write the mp4 header")
     }
     let rate = plan.render.frameRate
+    let doubleRate = Rational(rate.num * 2, rate.den)!
     let segments = plan.segments.sorted { $0.compositionRange.start < $1.compositionRange.start }
     var next = 0
     var open: [SegmentPictures] = []
@@ -328,23 +357,27 @@ struct Renderer {
     for index in 0..<frameCount {
       if let reason = stopReason() { throw reason }
       let time = MediaTime(units: index, rate: rate)
+      // A frame shows the segments on screen for most of its duration: those at the middle of
+      // its interval (so a segment starts at the grid frame nearest to its start, as whole-clip
+      // merges count frames at each clip's end, and rounding never accumulates).
+      let middle = MediaTime(units: 2 * index + 1, rate: doubleRate)
       // Open the segments that have begun; close those that have ended.
-      while next < segments.count, segments[next].compositionRange.start <= time {
+      while next < segments.count, segments[next].compositionRange.start <= middle {
         let segment = segments[next]
         next += 1
-        guard segment.compositionRange.end > time else { continue }
+        guard segment.compositionRange.end > middle else { continue }
         let pictures = SegmentPictures(
           segment: segment, canvas: canvas, decoderThreads: settings.threads,
           background: background)
         pictures.stages = stages
         open.append(pictures)
       }
-      for finished in open where finished.segment.compositionRange.end <= time {
+      for finished in open where finished.segment.compositionRange.end <= middle {
         decodeErrors += finished.decodeErrors
         finished.close()
         blends[finished.segment.index + 1] = nil
       }
-      open.removeAll { $0.segment.compositionRange.end <= time }
+      open.removeAll { $0.segment.compositionRange.end <= middle }
       maxOpen = max(maxOpen, open.filter { $0.segment.kind != .gap }.count)
       let picture: Frame
       switch open.count {

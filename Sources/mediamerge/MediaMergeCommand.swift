@@ -134,6 +134,12 @@ struct MediaMergeCommand: ParsableCommand {
   @Flag(help: "Print the plan as JSON and do nothing else.")
   var plan = false
 
+  @Flag(
+    help:
+      "Encode in-process (the compositor: no ffmpeg executable) instead of running ffmpeg; not with --copy or --platform."
+  )
+  var inProcess = false
+
   @Option(
     help: ArgumentHelp(
       "Render this composition document (JSON or OpenTimelineIO .otio; - reads standard input; its sources are relative to its folder).",
@@ -216,6 +222,9 @@ struct MediaMergeCommand: ParsableCommand {
       throw ValidationError("--copy keeps the clips as they are: no --size, --fill or --platform")
     }
     if let platform { _ = try Self.platform(named: platform) }
+    if inProcess && (method == .copy || platform != nil) {
+      throw ValidationError("--in-process encodes with its own settings: no --copy or --platform")
+    }
   }
 
   /// The one platform (or alias for platforms with the same recipe) `--platform` names.
@@ -284,6 +293,10 @@ struct MediaMergeCommand: ParsableCommand {
       try executor.checkOutput(merge)
       if dryRun {
         if !diagnostics.quiet { Console.errorText("dry run: nothing was written\n") }
+        return
+      }
+      if inProcess {
+        renderInProcess(merge)
         return
       }
       let bar = ProgressBar(label: outputPath, quiet: diagnostics.quiet)

@@ -158,3 +158,52 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: directory.path("out.mp4")))
   }
 }
+
+/// `mediamerge --in-process`: the whole-clip merge rendered by the compositor, with no ffmpeg
+/// executable on `PATH`, gives the pictures the ffmpeg-run merge gives (every frame, ffmpeg's
+/// psnr filter) and the same stream lengths. (The sound is the mixer's: on this branch its
+/// interface yields silence of the exact length, so only the audio stream's length is compared.)
+@Suite struct MediaMergeInProcessTests {
+  @Test func inProcessMergeMatchesTheFFmpegRunMerge() throws {
+    let directory = try TemporaryDirectory()
+    let clips = ["landscape", "portrait", "mirrored", "mono44k"].map {
+      "Tests/MergeFixtures/\($0).mp4"
+    }
+    let cli = try run("mediamerge", clips + ["-o", directory.path("cli.mp4"), "--quiet"])
+    #expect(cli.status == 0, "\(cli.stderr)")
+    let empty = directory.path("empty-path")
+    try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+    let process = Process()
+    process.executableURL = productsDirectory.appendingPathComponent("mediamerge")
+    process.arguments = ["--in-process"] + clips + ["-o", directory.path("ours.mp4"), "--quiet"]
+    process.currentDirectoryURL = packageRoot
+    process.environment = ["PATH": empty]
+    let errors = Pipe()
+    process.standardError = errors
+    try process.run()
+    let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "\(stderr)")
+    let compared = try run(
+      "ffmpeg",
+      [
+        "-v", "info", "-nostdin", "-i", directory.path("ours.mp4"), "-i", directory.path("cli.mp4"),
+        "-lavfi", "[0:v][1:v]psnr", "-f", "null", "-",
+      ])
+    let line = try #require(compared.stderr.split(separator: "\n").last { $0.contains("PSNR") })
+    let minimum =
+      line.split(separator: " ").first { $0.hasPrefix("min:") }
+      .flatMap { Double($0.dropFirst(4)) } ?? 0
+    #expect(minimum >= 30, "\(line)")
+    func streams(_ path: String) throws -> [String] {
+      try run(
+        "ffprobe",
+        [
+          "-v", "error", "-show_entries", "stream=codec_name,nb_frames,duration", "-of",
+          "compact=p=0", path,
+        ]
+      ).text.split(separator: "\n").map(String.init)
+    }
+    #expect(try streams(directory.path("ours.mp4")) == streams(directory.path("cli.mp4")))
+  }
+}

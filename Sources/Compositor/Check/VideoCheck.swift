@@ -71,11 +71,13 @@ enum VideoCheck {
       }
       let middle = MediaTime(
         value: (start + end).value, timescale: (start + end).timescale * 2)
+      // The frame whose middle (what decides which segment it shows) is nearest the part's.
+      let doubleRate = Rational(rate.num * 2, rate.den)!
+      func centre(_ frame: Int64) -> MediaTime { MediaTime(units: 2 * frame + 1, rate: doubleRate) }
       var frame = middle.units(atRate: rate)
-      if MediaTime(units: frame, rate: rate) >= end { frame -= 1 }
-      if MediaTime(units: frame, rate: rate) < start { frame += 1 }
-      let time = MediaTime(units: frame, rate: rate)
-      guard time >= start, time < end, frame < expected else {
+      if centre(frame) >= end { frame -= 1 }
+      if centre(frame) < start { frame += 1 }
+      guard frame >= 0, centre(frame) >= start, centre(frame) < end, frame < expected else {
         targets.append((segment, nil, "no output frame in its own part"))
         continue
       }

@@ -95,6 +95,9 @@ final class Blend {
   /// picture `a` and the entering one's `b`.
   func picture(_ a: Frame, _ b: Frame, at time: MediaTime) throws(CompositorError) -> Frame {
     let range = transition.range
+    // A frame whose middle lies in the transition but whose start does not (the transition
+    // starts between two frames): the leaving picture, as at progress 0.
+    if time < range.start { return a }
     if transition.type == .fade {
       let half = MediaTime(value: range.duration.value, timescale: range.duration.timescale * 2)
       let middle = range.start + half
