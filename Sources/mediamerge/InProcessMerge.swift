@@ -28,6 +28,25 @@ extension MediaMergeCommand {
     }
     let bar = ProgressBar(label: outputPath, quiet: diagnostics.quiet)
     let total = loaded.plan.duration.seconds
+    if merge.method == .copy {
+      let copied: ClipCopyReport
+      do {
+        copied = try ClipCopier.render(
+          loaded.plan, to: outputPath, overwrite: outputFile.force, sync: !outputFile.noSync,
+          settings: settings
+        ) { bar.update(done: $0, total: total) }
+      } catch {
+        bar.finish()
+        fail(error, path: outputPath)
+      }
+      bar.finish()
+      if !diagnostics.quiet {
+        Console.errorText(
+          "wrote \(outputPath) in-process: \(loaded.plan.duration) s, \(copied.packets) video "
+            + "packets copied, audio encoded once\n")
+      }
+      return
+    }
     let report: CompositionRenderReport
     do {
       report = try Compositor.render(

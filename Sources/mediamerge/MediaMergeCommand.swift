@@ -136,7 +136,7 @@ struct MediaMergeCommand: ParsableCommand {
 
   @Flag(
     help:
-      "Encode in-process (the compositor: no ffmpeg executable) instead of running ffmpeg; not with --copy or --platform."
+      "Copy or encode in-process (no ffmpeg executable) instead of running ffmpeg; not with --platform."
   )
   var inProcess = false
 
@@ -222,8 +222,8 @@ struct MediaMergeCommand: ParsableCommand {
       throw ValidationError("--copy keeps the clips as they are: no --size, --fill or --platform")
     }
     if let platform { _ = try Self.platform(named: platform) }
-    if inProcess && (method == .copy || platform != nil) {
-      throw ValidationError("--in-process encodes with its own settings: no --copy or --platform")
+    if inProcess && platform != nil {
+      throw ValidationError("--in-process encodes with its own settings: no --platform")
     }
   }
 

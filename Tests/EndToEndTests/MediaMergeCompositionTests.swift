@@ -206,4 +206,45 @@ import Testing
     }
     #expect(try streams(directory.path("ours.mp4")) == streams(directory.path("cli.mp4")))
   }
+
+  /// `--in-process --copy` of the copy-compatible pair (both rotated by their display matrix):
+  /// every video packet is the clips' own, with the times and display matrix the ffmpeg-run
+  /// copy gives (the CLI's framemd5 of both outputs: times, sizes and MD5 of every packet).
+  @Test func inProcessCopyMatchesTheFFmpegRunCopy() throws {
+    let directory = try TemporaryDirectory()
+    let clips = ["Tests/MergeFixtures/pair_a.mp4", "Tests/MergeFixtures/pair_b.mp4"]
+    let cli = try run("mediamerge", ["--copy"] + clips + ["-o", directory.path("cli.mp4"), "-q"])
+    #expect(cli.status == 0, "\(cli.stderr)")
+    let process = Process()
+    process.executableURL = productsDirectory.appendingPathComponent("mediamerge")
+    process.arguments =
+      ["--in-process", "--copy"] + clips + ["-o", directory.path("ours.mp4"), "--quiet"]
+    process.currentDirectoryURL = packageRoot
+    process.environment = ["PATH": directory.path("no-such-folder")]
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    func packets(_ path: String) throws -> [String] {
+      try run(
+        "ffmpeg", ["-v", "error", "-i", path, "-map", "0:v", "-c", "copy", "-f", "framemd5", "-"]
+      )
+      .text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
+    }
+    let ours = try packets(directory.path("ours.mp4"))
+    #expect(ours.count == 75)
+    #expect(ours == (try packets(directory.path("cli.mp4"))))
+    func md5s(_ lines: [String]) -> [String] {
+      lines.map { String($0.split(separator: ",").last ?? "") }
+    }
+    var sources: [String] = []
+    for clip in clips { sources += md5s(try packets(clip)) }
+    #expect(md5s(ours) == sources)
+    let rotation = try run(
+      "ffprobe",
+      [
+        "-v", "error", "-select_streams", "v:0", "-show_entries", "stream_side_data=rotation",
+        "-of", "csv=p=0", directory.path("ours.mp4"),
+      ])
+    #expect(rotation.text.trimmingCharacters(in: .whitespacesAndNewlines) == "-90")
+  }
 }
