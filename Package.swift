@@ -157,7 +157,8 @@ let package = Package(
     .executableTarget(
       name: "mediamerge",
       dependencies: [
-        "Merge", "MediaCore", "MediaProbe", "Compatibility", "ToolSupport",
+        "Merge", "MediaCore", "MediaProbe", "Compatibility", "ToolSupport", "Composition",
+        "Compositor", "OutputKit", "AV",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

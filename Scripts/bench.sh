@@ -31,7 +31,13 @@
 #     the whole fix (with its re-check: the output probed and decoded, SSIM/PSNR for the video
 #     transcode) and of its render phase alone (the report's timings.render), ratios to ffmpeg's
 #     wall time (target for the render <= 1.0), peak RSS of both.
-#   Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render|fix]   (make bench builds the release binaries first)
+#   compose: mediamerge --composition (the in-process compositor) on a 3-clip 720p25 composition
+#     (8 + 8 + 6 s, two 1 s crossfades = 20 s, a 5 s music bed looped under it at 0.3) against
+#     the equivalent hand-written `ffmpeg -filter_complex` (xfade, acrossfade, amix normalize=0,
+#     -stream_loop) with the same libx264 (veryfast, CRF 20, High) and AAC (160 kbit/s 48 kHz
+#     stereo) settings, threads on auto on both sides: wall and CPU time (best of 3), ratios
+#     (target <= 1.0), peak RSS of both, and our report's per-stage seconds and check cost.
+#   Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render|fix|compose]   (make bench builds the release binaries first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
@@ -433,6 +439,66 @@ bench_fix() {
   rm -f "$work"/fixed.* "$work"/ffmpeg.* "$work"/remux.mkv
 }
 
+bench_compose() {
+  local merge="$bin/mediamerge"
+  echo "== making three 720p25 clips (testsrc2, mandelbrot, smptehdbars; 8, 8, 6 s; tones) and a 5 s music bed"
+  local i=0 source seconds frequency
+  for spec in testsrc2:8:440 mandelbrot:8:550 smptehdbars:6:660; do
+    IFS=: read -r source seconds frequency <<<"$spec"
+    ffmpeg -nostdin -v error -y -f lavfi -i "$source=size=1280x720:rate=25" \
+      -f lavfi -i "sine=f=$frequency:r=48000" -t "$seconds" -c:v libx264 -preset veryfast \
+      -pix_fmt yuv420p -c:a aac -ac 2 "$work/clip$i.mp4"
+    i=$((i + 1))
+  done
+  ffmpeg -nostdin -v error -y -f lavfi -i "sine=f=220:r=48000" -t 5 -c:a aac -ac 2 "$work/music.m4a"
+  cat > "$work/compose.json" <<'JSON'
+{"version": 1, "size": "1280x720", "fps": 25,
+ "clips": [{"source": "clip0.mp4"},
+           {"source": "clip1.mp4", "transition": {"type": "crossfade", "duration": 1}},
+           {"source": "clip2.mp4", "transition": {"type": "crossfade", "duration": 1}}],
+ "audio": [{"source": "music.m4a", "loop": true, "volume": 0.3}]}
+JSON
+  local graph="[0:v]settb=1/25,fps=25,format=yuv420p[v0];[1:v]settb=1/25,fps=25,format=yuv420p[v1];"
+  graph+="[2:v]settb=1/25,fps=25,format=yuv420p[v2];"
+  graph+="[v0][v1]xfade=transition=fade:duration=1:offset=7[x1];[x1][v2]xfade=transition=fade:duration=1:offset=14,format=yuv420p[v];"
+  graph+="[0:a][1:a]acrossfade=d=1:c1=tri:c2=tri[a01];[a01][2:a]acrossfade=d=1:c1=tri:c2=tri[clips];"
+  graph+="[3:a]atrim=end=20,volume=0.3[bed];[clips][bed]amix=inputs=2:normalize=0:duration=first[a]"
+  best_wall_o=999 best_wall_t=999 best_cpu_o=999 best_cpu_t=999
+  local run
+  for run in 1 2 3; do
+    /usr/bin/time -o "$work/time" -f "%e %U %S %M" "$merge" --composition "$work/compose.json" \
+      -o "$work/ours.mp4" --force --no-sync -q > "$work/report.json"
+    read -r wall user sys ours_rss < "$work/time"
+    best_wall_o=$(echo "if ($wall < $best_wall_o) $wall else $best_wall_o" | bc -l)
+    best_cpu_o=$(echo "if ($user + $sys < $best_cpu_o) $user + $sys else $best_cpu_o" | bc -l)
+    /usr/bin/time -o "$work/time" -f "%e %U %S %M" ffmpeg -nostdin -v error -y \
+      -i "$work/clip0.mp4" -i "$work/clip1.mp4" -i "$work/clip2.mp4" \
+      -stream_loop -1 -i "$work/music.m4a" -filter_complex "$graph" -map "[v]" -map "[a]" \
+      -c:v libx264 -preset veryfast -crf 20 -profile:v high -c:a aac -b:a 160k -ar 48000 -ac 2 \
+      -movflags +faststart "$work/ffmpeg.mp4"
+    read -r wall user sys theirs_rss < "$work/time"
+    best_wall_t=$(echo "if ($wall < $best_wall_t) $wall else $best_wall_t" | bc -l)
+    best_cpu_t=$(echo "if ($user + $sys < $best_cpu_t) $user + $sys else $best_cpu_t" | bc -l)
+  done
+  printf 'compose (best of 3): ours %.2f s wall %.2f s CPU, ffmpeg %.2f s wall %.2f s CPU; ratio wall %s, CPU %s (target <= 1.0)\n' \
+    "$best_wall_o" "$best_cpu_o" "$best_wall_t" "$best_cpu_t" "$(ratio "$best_wall_o" "$best_wall_t")" \
+    "$(ratio "$best_cpu_o" "$best_cpu_t")"
+  printf '  peak RSS: ours %s KiB, ffmpeg %s KiB\n' "$ours_rss" "$theirs_rss"
+  python3 - "$work/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["render"]
+s = r["stages"]
+print("  our render %.2f s, check %.2f s (%.0f%% of the render); render thread: decode %.2f s, place %.2f s, "
+      "blend %.2f s, video encode+mux %.2f s, audio %.2f s" % (
+      r["render_seconds"], r["check"]["seconds"], 100 * r["check"]["seconds"] / r["render_seconds"],
+      s["decode"], s["place"], s["blend"], s["encode_video"], s["audio"]))
+PY
+  for f in ours ffmpeg; do
+    printf '  %s: %s\n' "$f" "$(ffprobe -v error -show_entries format=duration:stream=codec_name,nb_frames -of compact=p=0:nk=1 "$work/$f.mp4" | tr '\n' ' ')"
+  done
+  rm -f "$work"/ours.mp4 "$work"/ffmpeg.mp4
+}
+
 case "$which" in
   mediaprobe) bench_mediaprobe ;;
   media2wav) bench_media2wav ;;
@@ -441,6 +507,7 @@ case "$which" in
   loudness) bench_loudness ;;
   render) bench_render ;;
   fix) bench_fix ;;
-  all) bench_mediaprobe; bench_media2wav; bench_verify; bench_mix; bench_loudness; bench_render; bench_fix ;;
-  *) echo "usage: Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render|fix]" >&2; exit 64 ;;
+  compose) bench_compose ;;
+  all) bench_mediaprobe; bench_media2wav; bench_verify; bench_mix; bench_loudness; bench_render; bench_fix; bench_compose ;;
+  *) echo "usage: Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render|fix|compose]" >&2; exit 64 ;;
 esac

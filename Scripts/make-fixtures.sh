@@ -630,6 +630,9 @@ merge_clips() {
     ff -f lavfi -i "$(picture "$colour" 160 90 30 bl tl)" -f lavfi -i "sine=frequency=440:sample_rate=48000" -t "$seconds" "${stereo[@]}" "${enc[@]}" "$dir/pair_$name.mp4"
     python3 Scripts/mp4patch.py matrix "$dir/pair_$name.mp4" 0 1 -1 0
   done
+  # The demo composition's title still and music bed (make demo; docs/mediamerge.md "Compose").
+  ff -f lavfi -i "color=c=0x203060:s=160x90,drawbox=x=20:y=35:w=120:h=20:color=0xF0C040:t=fill" -frames:v 1 "$dir/title.png"
+  ff -f lavfi -i "sine=frequency=330:sample_rate=48000" -t 1.5 -c:a aac -b:a 32k -ac 2 "${bitexact[@]}" "$dir/music.m4a"
   du -sh "$dir"
 }
 merge_clips

@@ -20,7 +20,7 @@ function __mediamerge_parse_tokens -S
     set -l unparsed_tokens (__mediamerge_tokens -pc)
     switch $unparsed_tokens[1]
     case 'mediamerge'
-        __mediamerge_parse_subcommand -r 1 'o/output=' 'force' 'no-sync' 'plan' 'dry-run' 'auto' 'copy' 'encode' 'size=' 'fit' 'fill' 'p/platform=' 'j/jobs=' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'input-format=' 'timeout=' 'version' 'h/help'
+        __mediamerge_parse_subcommand -r 1 'o/output=' 'force' 'no-sync' 'plan' 'in-process' 'composition=' 'print-composition' 'format=' 'dry-run' 'auto' 'copy' 'encode' 'size=' 'fit' 'fill' 'p/platform=' 'j/jobs=' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'input-format=' 'timeout=' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __mediamerge_parse_subcommand -r 1 'version'
@@ -81,6 +81,10 @@ complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" force' -l 'force' -d 'Replace existing output files (regular files only; nothing else is replaced).'
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" no-sync' -l 'no-sync' -d 'Do not fsync each finished file and its directory (faster; a crash or power cut soon after may then lose a file that was reported as written).'
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" plan' -l 'plan' -d 'Print the plan as JSON and do nothing else.'
+complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" in-process' -l 'in-process' -d 'Copy or encode in-process (no ffmpeg executable) instead of running ffmpeg; not with --platform.'
+complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" composition' -l 'composition' -d 'Render this composition document (JSON or OpenTimelineIO .otio; - reads standard input; its sources are relative to its folder).' -rfa '(set -l exts \'json\' \'otio\';for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.{$exts};printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
+complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" print-composition' -l 'print-composition' -d 'Print the composition document (with --composition: as read; else the whole clips as one) and do nothing else.'
+complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" format' -l 'format' -d 'The layout --print-composition writes: json (default) or otio.' -rfka 'json otio'
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" dry-run' -l 'dry-run' -d 'Plan and check that the output may be written, print the summary, run nothing.'
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" auto' -l 'auto' -d 'Copy the video when every clip shares its codec parameters, else encode (default).'
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" copy' -l 'copy' -d 'Copy the video or fail (incompatible_inputs, with every reason).'

@@ -11,6 +11,16 @@ public enum CompositorError: ToolError, Equatable {
   case source(path: String, ProbeError)
   /// The render engine failed (encoder, filter graph, muxer, output, interruption): its code.
   case render(RenderError)
+  /// A still or a sequence's image that no single-image demuxer (JPEG, PNG, WebP) reads, or
+  /// whose picture does not decode (`unsupported_image`).
+  case unsupportedImage(path: String, detail: String)
+  /// A video source gave no picture where the plan needs one: its decoder produced no frame
+  /// (`source_undecodable`).
+  case sourceUndecodable(path: String, detail: String, cause: ErrorCause? = nil)
+  /// The written output does not match the plan (its length, or a segment's picture against
+  /// the same source frame put through the planned transform): nothing was committed
+  /// (`check_failed`).
+  case checkFailed(String)
 
   // MARK: The audio mixer's cases (branch mixer)
   /// The composition's audio could not be mixed: a source that opened but cannot be decoded
@@ -23,6 +33,9 @@ public enum CompositorError: ToolError, Equatable {
     case .source(_, let error): error.code
     case .render(let error): error.code
     case .audio(let failure): failure.code
+    case .unsupportedImage: "unsupported_image"
+    case .sourceUndecodable: "source_undecodable"
+    case .checkFailed: "check_failed"
     }
   }
 
@@ -32,6 +45,9 @@ public enum CompositorError: ToolError, Equatable {
     case .source(let path, let error): "\(path): \(error.message)"
     case .render(let error): error.message
     case .audio(let failure): failure.message
+    case .unsupportedImage(let path, let detail): "\(path): not a decodable image (\(detail))"
+    case .sourceUndecodable(let path, let detail, _): "\(path): \(detail)"
+    case .checkFailed(let detail): "the output does not match the plan: \(detail)"
     }
   }
 
@@ -41,6 +57,8 @@ public enum CompositorError: ToolError, Equatable {
     case .source(_, let error): error.cause
     case .render(let error): error.cause
     case .audio(let failure): failure.cause
+    case .sourceUndecodable(_, _, let cause): cause
+    case .unsupportedImage, .checkFailed: nil
     }
   }
 }

@@ -77,10 +77,29 @@ struct MediaMergeCommand: ParsableCommand {
       what the output must show) and does nothing else. --dry-run plans, checks that the \
       output may be written and prints the summary, without running ffmpeg.
 
+      COMPOSITIONS: --composition DOC renders a composition document (JSON, or OpenTimelineIO \
+      .otio; - reads standard input; sources relative to the document's folder) in-process, \
+      without ffmpeg: trims, stills (EXIF orientation applied), image sequences, gaps, \
+      transitions (crossfade, fade through the background, wipes, slides), audio tracks with \
+      volumes, fades, ramps and loops, markers as chapters. Every source is probed first and \
+      every input error reported with its code before anything is written. The output is H.264 \
+      (libx264 veryfast, CRF 20, High, 4:2:0) and AAC 160 kbit/s 48 kHz stereo in MP4 with \
+      +faststart on the document's frame grid; sources are opened only while on screen. Before \
+      it gets its name the file is checked: its frame count equals the plan's within one, and \
+      each segment's middle picture matches its source picture put through the planned \
+      transform (PSNR at least 30 dB), else check_failed and nothing is kept. The JSON report on \
+      standard output holds the plan's summary, the encoder settings, clipped_samples and the \
+      check. --plan prints the resolved plan; --print-composition prints the document (with \
+      clips: the whole clips as one), as --format json or otio.
+
       ERRORS: every failure has a stable code, printed in brackets (and in the JSON error \
       record with --plan): the probe's codes for a clip (not_found, not_a_file, truncated, ...), \
       incompatible_inputs, implausible_plan, ffmpeg_not_found, ffmpeg_failed, output_mismatch, \
-      output_exists, output_is_directory, write_error, timeout, interrupted.
+      output_exists, output_is_directory, write_error, timeout, interrupted; for compositions \
+      invalid_composition (with line and column, or the unknown key's path), \
+      source_range_invalid, clip_past_source_end, transition_too_long, clip_without_video, \
+      unsupported_timeline, unsupported_image, source_undecodable, check_failed, decoder_error, \
+      encoder_error, filter_error, muxer_error.
 
       EXIT STATUS: 0 the output was written and checked (or the plan made), 1 it was not (any \
       error above), 64 usage errors, 130 or 143 when interrupted by SIGINT or SIGTERM. Clips \
@@ -92,6 +111,8 @@ struct MediaMergeCommand: ParsableCommand {
         mediamerge --plan clip1.mp4 clip2.mp4 -o out.mp4 | jq '.method, .copy_blockers'
         mediamerge --platform ios-17 --size 1280x720 --fill *.mov -o reel.mp4
         mediamerge --copy part1.mp4 part2.mp4 -o whole.mp4 || echo "not copy-compatible"
+        mediamerge --composition edit.json -o film.mp4 | jq .render.check
+        mediamerge --print-composition --format otio a.mp4 b.mp4 > timeline.otio
       """,
     version: "0.1.0")
 
@@ -112,6 +133,30 @@ struct MediaMergeCommand: ParsableCommand {
 
   @Flag(help: "Print the plan as JSON and do nothing else.")
   var plan = false
+
+  @Flag(
+    help:
+      "Copy or encode in-process (no ffmpeg executable) instead of running ffmpeg; not with --platform."
+  )
+  var inProcess = false
+
+  @Option(
+    help: ArgumentHelp(
+      "Render this composition document (JSON or OpenTimelineIO .otio; - reads standard input; its sources are relative to its folder).",
+      valueName: "doc"),
+    completion: .file(extensions: ["json", "otio"]))
+  var composition: String?
+
+  @Flag(
+    help:
+      "Print the composition document (with --composition: as read; else the whole clips as one) and do nothing else."
+  )
+  var printComposition = false
+
+  @Option(
+    help: ArgumentHelp(
+      "The layout --print-composition writes: json (default) or otio.", valueName: "format"))
+  var format: CompositionFormatChoice = .json
 
   @Flag(help: "Plan and check that the output may be written, print the summary, run nothing.")
   var dryRun = false
@@ -152,6 +197,10 @@ struct MediaMergeCommand: ParsableCommand {
   /// parser checks for unknown options only after `validate()`, so a misspelt option would be
   /// hidden behind "give the output file" (issue 20). Errors are usage errors (exit 64).
   func checkArguments() throws {
+    if composition != nil || printComposition {
+      try checkCompositionArguments()
+      return
+    }
     if clips.isEmpty && input.filesFrom == nil && output == nil {
       throw ValidationError("give the clips to merge and the output file (-o FILE)")
     }
@@ -173,6 +222,9 @@ struct MediaMergeCommand: ParsableCommand {
       throw ValidationError("--copy keeps the clips as they are: no --size, --fill or --platform")
     }
     if let platform { _ = try Self.platform(named: platform) }
+    if inProcess && platform != nil {
+      throw ValidationError("--in-process encodes with its own settings: no --platform")
+    }
   }
 
   /// The one platform (or alias for platforms with the same recipe) `--platform` names.
@@ -192,6 +244,10 @@ struct MediaMergeCommand: ParsableCommand {
     // --timeout counts from here: probing, planning, rendering and checking all fall within it.
     let deadline = timeout.map { MergeExecutor.clock() + $0 }
     try checkArguments()
+    if composition != nil || printComposition {
+      try runComposition()
+      return
+    }
     installInterruptHandlers {
       RunningMerge.abort()
       Console.error("mediamerge", "interrupted: nothing was written [interrupted]")
@@ -237,6 +293,10 @@ struct MediaMergeCommand: ParsableCommand {
       try executor.checkOutput(merge)
       if dryRun {
         if !diagnostics.quiet { Console.errorText("dry run: nothing was written\n") }
+        return
+      }
+      if inProcess {
+        renderInProcess(merge)
         return
       }
       let bar = ProgressBar(label: outputPath, quiet: diagnostics.quiet)

@@ -1,0 +1,528 @@
+import AV
+import Composition
+import MediaCore
+import OutputKit
+import Render
+
+/// How a composition is encoded: H.264 (libx264) and AAC in MP4 with `+faststart`.
+public struct CompositorSettings: Sendable, Equatable {
+  /// libx264's constant quality (`crf`).
+  public var crf: Double = 20
+  /// libx264's preset.
+  public var preset: String = "veryfast"
+  /// The H.264 profile (a ceiling for x264).
+  public var profile: String = "high"
+  /// The AAC bit rate in bits per second.
+  public var audioBitRate: Int = 160_000
+  /// The audio sample rate.
+  public var sampleRate: Int = 48_000
+  /// Audio channels (1 or 2).
+  public var channels: Int = 2
+  /// Encoder, decoder and filter threads (0: one per core, as the ffmpeg CLI).
+  public var threads: Int = 0
+  /// Run the video self-check before the output gets its name.
+  public var check: Bool = true
+  /// Stop after this many seconds (`timeout`); nil: no limit.
+  public var timeout: Double?
+  /// The chapters to write instead of the plan's markers (a whole-clip merge moves its clips'
+  /// own chapters); nil: the markers.
+  public var chapters: [CompositorChapter]?
+
+  /// The defaults: libx264 veryfast CRF 20 High, AAC 160 kbit/s 48 kHz stereo, checked.
+  public init() {}
+}
+
+/// A chapter of the output, on the composition's timeline.
+public struct CompositorChapter: Sendable, Equatable {
+  /// Where it starts.
+  public var start: MediaTime
+  /// Where it ends.
+  public var end: MediaTime
+  /// Its title.
+  public var title: String
+
+  /// A chapter from `start` to `end`.
+  public init(start: MediaTime, end: MediaTime, title: String) {
+    self.start = start
+    self.end = end
+    self.title = title
+  }
+}
+
+/// What a render wrote, for the JSON report.
+public struct CompositionRenderReport: Codable, Sendable, Equatable {
+  /// The planned length.
+  public var duration: MediaTime
+  /// Video frames encoded.
+  public var frames: Int64
+  /// Audio samples encoded (per channel).
+  public var samples: Int64
+  /// The video encoding.
+  public var video: VideoSettingsReport
+  /// The audio encoding.
+  public var audio: AudioSettingsReport
+  /// Audio samples that left [-1, 1] after summing (counted, never hidden).
+  public var clippedSamples: Int64
+  /// The most sources open at once (video pictures; the audio mixer opens its own).
+  public var maxOpenSources: Int
+  /// Pictures the decoders could not decode.
+  public var decodeErrors: Int
+  /// Bytes written.
+  public var bytes: Int64
+  /// Seconds spent rendering (decoding, compositing, encoding, muxing).
+  public var renderSeconds: Double
+  /// The self-check; nil when it was not run.
+  @NullEncoded public var check: VideoCheckReport?
+  /// Seconds of the render's own thread in each stage (decoding, placing, blending, video
+  /// encoding and muxing, audio); the codecs' worker threads are not in them.
+  public var stages: Stages
+
+  /// Seconds per stage.
+  public struct Stages: Codable, Sendable, Equatable {
+    /// Demuxing and decoding the sources.
+    public var decode: Double
+    /// Putting pictures on the canvas.
+    public var place: Double
+    /// Transitions.
+    public var blend: Double
+    /// Video encoding (the frames handed to libx264, its packets muxed).
+    public var encodeVideo: Double
+    /// The mixed audio pulled and encoded.
+    public var audio: Double
+  }
+
+  /// The video settings as written.
+  public struct VideoSettingsReport: Codable, Sendable, Equatable {
+    /// The encoder (FFmpeg's name).
+    public var encoder: String
+    /// libx264's preset.
+    public var preset: String
+    /// libx264's constant quality.
+    public var crf: Double
+    /// The H.264 profile asked for (a ceiling for x264).
+    public var profile: String
+    /// The pixel format.
+    public var pixelFormat: String
+    /// The picture width.
+    public var width: Int
+    /// The picture height.
+    public var height: Int
+    /// The frame rate.
+    public var frameRate: Rational
+    /// The matrix, primaries, transfer and range the output states (null: not stated).
+    @NullEncoded public var colorMatrix: String?
+    /// The primaries stated (null: none).
+    @NullEncoded public var colorPrimaries: String?
+    /// The transfer stated (null: none).
+    @NullEncoded public var colorTransfer: String?
+    /// The range stated (`tv`; null: none).
+    @NullEncoded public var colorRange: String?
+  }
+
+  /// The audio settings as written.
+  public struct AudioSettingsReport: Codable, Sendable, Equatable {
+    /// The encoder (FFmpeg's name).
+    public var encoder: String
+    /// The sample rate.
+    public var sampleRate: Int
+    /// The channel count.
+    public var channels: Int
+    /// The bit rate asked for, in bits per second.
+    public var bitRate: Int
+  }
+}
+
+/// Renders a `CompositionPlan` in-process into an MP4: every output frame on the render's grid
+/// (`render.frameRate`) is the picture of the segment on screen at that time, or the blend of
+/// the two segments of a transition; the audio comes from `CompositionAudio`; H.264 and AAC are
+/// muxed into an `OutputFile` with `+faststart`; then the video self-check runs, and only then
+/// may the caller commit the file.
+///
+/// Sources open lazily: a segment's file is opened at its first frame and closed after its last,
+/// so at most the segments on screen at one time (two, in a transition) hold a file open, and
+/// memory does not grow with the composition's length. Each segment's picture path is its own
+/// small graph (upright, scale to the planned rectangle with the colour conversion, crop, pad on
+/// the background); each transition is an `xfade` graph over its window.
+public enum Compositor {
+  /// Renders `plan` into `output` (not committed) and checks it.
+  ///
+  /// - Parameters:
+  ///   - name: the output's name for messages.
+  ///   - progress: called with the composition time rendered so far, in seconds.
+  /// - Throws: `CompositorError`; `output` is then incomplete and must not be committed.
+  public static func render(
+    _ plan: CompositionPlan, into output: OutputFile, name: String,
+    settings: CompositorSettings = CompositorSettings(),
+    progress: (Double) -> Void = { _ in }
+  ) throws(CompositorError) -> CompositionRenderReport {
+    let started = MonotonicClock.seconds()
+    let deadline = settings.timeout.map { started + $0 }
+    let shouldStop: @Sendable () -> Bool = {
+      Interruption.isRequested || deadline.map { MonotonicClock.seconds() >= $0 } ?? false
+    }
+    func stopReason() -> CompositorError? {
+      if Interruption.isRequested { return .render(.interrupted) }
+      if let deadline, MonotonicClock.seconds() >= deadline {
+        return .render(.timeout(seconds: settings.timeout))
+      }
+      return nil
+    }
+    var renderer = try Renderer(
+      plan: plan, output: output, name: name, settings: settings, shouldStop: shouldStop)
+    try renderer.run(stopReason: stopReason, progress: progress)
+    let renderSeconds = MonotonicClock.seconds() - started
+    var report = renderer.report(renderSeconds: renderSeconds)
+    if settings.check {
+      let check = try VideoCheck.run(
+        plan: plan, output: output, canvas: renderer.canvas, frames: renderer.frameCount,
+        decoderThreads: settings.threads, stopReason: stopReason)
+      report.check = check
+      if !check.passed { throw .checkFailed(check.failures.joined(separator: "; ")) }
+    }
+    return report
+  }
+
+  /// Renders `plan` to the file at `path` atomically: written unnamed, checked, then linked
+  /// into place (replacing a regular file only with `overwrite`). Nothing is left on failure.
+  public static func render(
+    _ plan: CompositionPlan, to path: String, overwrite: Bool = false, sync: Bool = true,
+    settings: CompositorSettings = CompositorSettings(), progress: (Double) -> Void = { _ in }
+  ) throws(CompositorError) -> CompositionRenderReport {
+    let output: OutputFile
+    do {
+      output = try OutputFile(.file(path: path, overwrite: overwrite), sync: sync)
+    } catch {
+      throw .render(.output(path: path, error))
+    }
+    let report = try render(
+      plan, into: output, name: path, settings: settings, progress: progress)
+    do { try output.commit() } catch { throw .render(.output(path: path, error)) }
+    return report
+  }
+
+  /// The colour plan of `plan`'s sources, from their tags (read from each file's headers, one
+  /// at a time).
+  static func colorPlan(_ plan: CompositionPlan) -> ColorPlan {
+    var tags: [ColorTags] = []
+    var seen: Set<String> = []
+    for segment in plan.segments {
+      guard let path = segment.path, segment.kind != .gap, seen.insert(path).inserted else {
+        continue
+      }
+      var file = path
+      if segment.kind == .sequence {
+        guard let first = (try? ImageSequence.files(path))??.first else { continue }
+        file = first
+      }
+      guard let input = try? openSource(file), let stream = videoStream(of: input) else {
+        continue
+      }
+      if let decoder = try? stream.openDecoder(threads: 1) {
+        let format = decoder.videoParameters(of: stream, frameRate: nil).pixelFormat
+        if format.name.hasPrefix("rgb") || format.name.hasPrefix("bgr")
+          || format.name.hasPrefix("gbr") || format.name.hasPrefix("pal")
+        {
+          continue  // R'G'B' pictures state no Y'CbCr matrix: converted into the output's
+        }
+        tags.append(decoder.color)
+      }
+    }
+    return ColorPlan.decide(tags)
+  }
+}
+
+/// One render's state.
+struct Renderer {
+  let plan: CompositionPlan
+  let canvas: Canvas
+  let muxer: Muxer
+  let name: String
+  let settings: CompositorSettings
+  let videoEncoder: CodecEncoder
+  let audioEncoder: CodecEncoder
+  let videoStream: Int
+  let audioStream: Int
+  let audio: CompositionAudio
+  let background: Frame
+  let frameCount: Int64
+  private(set) var samples: Int64 = 0
+  private(set) var maxOpen = 0
+  private(set) var decodeErrors = 0
+  let stages = StageTimes()
+
+  init(
+    plan: CompositionPlan, output: OutputFile, name: String, settings: CompositorSettings,
+    shouldStop: @escaping @Sendable () -> Bool
+  ) throws(CompositorError) {
+    self.plan = plan
+    self.name = name
+    self.settings = settings
+    let render = plan.render
+    canvas = Canvas(
+      width: render.width, height: render.height, frameRate: render.frameRate,
+      background: render.background, colors: Compositor.colorPlan(plan),
+      filterThreads: settings.threads)
+    frameCount = max(1, plan.duration.units(atRate: render.frameRate))
+    do {
+      muxer = try Muxer(format: "mp4", output: output, name: name, shouldStop: shouldStop)
+    } catch {
+      throw .render(.muxer("cannot write mp4 (\(name))", error))
+    }
+    let video = EncoderSettings.Video(
+      encoder: "libx264", width: render.width, height: render.height,
+      frameRate: render.frameRate, color: canvas.colors.output,
+      rateControl: .constantQuality(settings.crf), preset: settings.preset,
+      profile: settings.profile, threads: settings.threads)
+    let audioSettings = EncoderSettings.Audio(
+      encoder: "aac", sampleRate: settings.sampleRate,
+      channelLayout: settings.channels == 1 ? .mono : .stereo, bitRate: settings.audioBitRate)
+    do {
+      videoEncoder = try CodecEncoder(video: video, globalHeader: muxer.needsGlobalHeader)
+    } catch {
+      throw .render(
+        error.isEncoderNotFound
+          ? .encoderNotFound("libx264", error) : .encoder("libx264", error))
+    }
+    do {
+      audioEncoder = try CodecEncoder(audio: audioSettings, globalHeader: muxer.needsGlobalHeader)
+    } catch {
+      throw .render(
+        error.isEncoderNotFound ? .encoderNotFound("aac", error) : .encoder("aac", error))
+    }
+    do {
+      videoStream = try muxer.addStream(for: videoEncoder)
+      audioStream = try muxer.addStream(for: audioEncoder)
+      let chapters =
+        settings.chapters.map { list in
+          list.map { Self.chapter(from: $0.start, to: $0.end, title: $0.title) }
+        } ?? Self.chapters(plan)
+      for chapter in chapters { try muxer.addChapter(chapter) }
+    } catch {
+      throw .render(.muxer("cannot add the streams", error))
+    }
+    audio = try CompositionAudio(
+      plan: plan, sampleRate: settings.sampleRate, channelCount: settings.channels)
+    background = try canvas.backgroundPicture()
+  }
+
+  /// The markers as chapters: each from its time to the next marker's (the last to the end),
+  /// exact in a time base that holds both ends.
+  static func chapters(_ plan: CompositionPlan) -> [InputChapter] {
+    var markers = plan.markers.sorted { $0.time < $1.time }.map { (name: $0.name, time: $0.time) }
+    // An MP4 chapter track covers the timeline from 0: before the first marker, a chapter named
+    // after the first clip's source (as mediamerge names a clip without chapters).
+    if let first = markers.first, first.time > .zero {
+      let source = plan.segments.first?.source ?? "start"
+      let name = source.split(separator: "/").last.map(String.init) ?? source
+      markers.insert((name, .zero), at: 0)
+    }
+    return markers.enumerated().compactMap { index, marker in
+      let end = index + 1 < markers.count ? markers[index + 1].time : plan.duration
+      guard marker.time < end else { return nil }
+      return chapter(from: marker.time, to: end, title: marker.name)
+    }
+  }
+
+  /// A chapter from `start` to `end`, exact in a time base that holds both.
+  static func chapter(from start: MediaTime, to end: MediaTime, title: String) -> InputChapter {
+    let divisor = Rational.gcd(start.timescale, end.timescale)
+    let (scale, overflow) = (start.timescale / max(divisor, 1))
+      .multipliedReportingOverflow(by: end.timescale)
+    let timescale = overflow ? 1_000_000 : scale
+    func ticks(_ time: MediaTime) -> Int64 {
+      overflow
+        ? time.units(atRate: Rational(1_000_000, 1)!) : time.value * (timescale / time.timescale)
+    }
+    return InputChapter(
+      start: ticks(start), end: ticks(end), timeBase: Rational(1, timescale)!, title: title)
+  }
+
+  mutating func run(stopReason: () -> CompositorError?, progress: (Double) -> Void)
+    throws(CompositorError)
+  {
+    do {
+      try muxer.writeHeader(options: ["movflags": "+faststart"])
+    } catch {
+      throw mapWrite(error, stopReason: stopReason, doing: "cannot write the mp4 header")
+    }
+    let rate = plan.render.frameRate
+    let doubleRate = Rational(rate.num * 2, rate.den)!
+    let segments = plan.segments.sorted { $0.compositionRange.start < $1.compositionRange.start }
+    var next = 0
+    var open: [SegmentPictures] = []
+    var blends: [Int: Blend] = [:]  // by the entering segment's index
+    let transitionInto = Dictionary(
+      plan.transitions.map { ($0.to, $0) }, uniquingKeysWith: { first, _ in first })
+    let packet = Packet()
+    for index in 0..<frameCount {
+      if let reason = stopReason() { throw reason }
+      let time = MediaTime(units: index, rate: rate)
+      // A frame shows the segments on screen for most of its duration: those at the middle of
+      // its interval (so a segment starts at the grid frame nearest to its start, as whole-clip
+      // merges count frames at each clip's end, and rounding never accumulates).
+      let middle = MediaTime(units: 2 * index + 1, rate: doubleRate)
+      // Open the segments that have begun; close those that have ended.
+      while next < segments.count, segments[next].compositionRange.start <= middle {
+        let segment = segments[next]
+        next += 1
+        guard segment.compositionRange.end > middle else { continue }
+        let pictures = SegmentPictures(
+          segment: segment, canvas: canvas, decoderThreads: settings.threads,
+          background: background)
+        pictures.stages = stages
+        open.append(pictures)
+      }
+      for finished in open where finished.segment.compositionRange.end <= middle {
+        decodeErrors += finished.decodeErrors
+        finished.close()
+        blends[finished.segment.index + 1] = nil
+      }
+      open.removeAll { $0.segment.compositionRange.end <= middle }
+      maxOpen = max(maxOpen, open.filter { $0.segment.kind != .gap }.count)
+      let picture: Frame
+      switch open.count {
+      case 0:
+        picture = background
+      case 1:
+        picture = try open[0].picture(at: time)
+      default:
+        let (a, b) = (open[open.count - 2], open[open.count - 1])
+        let pa = try a.picture(at: time)
+        let pb = try b.picture(at: time)
+        if let transition = transitionInto[b.segment.index] {
+          let blend =
+            blends[b.segment.index]
+            ?? Blend(transition: transition, canvas: canvas, background: background)
+          blends[b.segment.index] = blend
+          let blendStart = MonotonicClock.seconds()
+          picture = try blend.picture(pa, pb, at: time)
+          stages.blend += MonotonicClock.seconds() - blendStart
+        } else {
+          picture = pb
+        }
+      }
+      picture.pts = index
+      let encodeStart = MonotonicClock.seconds()
+      try encodeVideo(picture, packet: packet, stopReason: stopReason)
+      let audioStart = MonotonicClock.seconds()
+      stages.encodeVideo += audioStart - encodeStart
+      // The audio up to the end of this frame.
+      let audioEnd = MediaTime(units: index + 1, rate: rate).units(
+        atRate: Rational(Int64(settings.sampleRate), 1)!)
+      try encodeAudio(until: audioEnd, packet: packet, stopReason: stopReason)
+      stages.audio += MonotonicClock.seconds() - audioStart
+      progress(time.seconds)
+    }
+    for segment in open {
+      decodeErrors += segment.decodeErrors
+      segment.close()
+    }
+    try encodeAudio(until: Int64.max, packet: packet, stopReason: stopReason)
+    try encodeVideo(nil, packet: packet, stopReason: stopReason)
+    try flushAudio(packet: packet, stopReason: stopReason)
+    do { try muxer.finish() } catch {
+      throw mapWrite(error, stopReason: stopReason, doing: "cannot finish \(name)")
+    }
+    progress(plan.duration.seconds)
+  }
+
+  private func encodeVideo(
+    _ frame: Frame?, packet: Packet, stopReason: () -> CompositorError?
+  ) throws(CompositorError) {
+    let encoder = videoEncoder
+    try encoder.encode(
+      frame, into: packet, wrap: { CompositorError.render(.encoder("libx264", $0)) }
+    ) { (packet: Packet) throws(CompositorError) in
+      try write(packet, stream: videoStream, timeBase: encoder.timeBase, stopReason: stopReason)
+    }
+  }
+
+  private mutating func encodeAudio(
+    until end: Int64, packet: Packet, stopReason: () -> CompositorError?
+  ) throws(CompositorError) {
+    let frameSize = audioEncoder.frameSize ?? 1024
+    while samples < end {
+      guard let block = try audio.next(maxSamples: frameSize) else { return }
+      let count = block.channels.first?.count ?? 0
+      guard count > 0 else { return }
+      let frame: Frame
+      do {
+        frame = try Frame.audio(
+          sampleCount: count, format: .fltp,
+          layout: settings.channels == 1 ? .mono : .stereo, sampleRate: settings.sampleRate)
+      } catch {
+        throw .render(.encoder("aac", error))
+      }
+      for (channel, values) in block.channels.enumerated() {
+        frame.withSamples(channel: channel) { bytes in
+          values.withUnsafeBytes { bytes.copyMemory(from: $0) }
+        }
+      }
+      frame.pts = block.start
+      samples = block.start + Int64(count)
+      let encoder = audioEncoder
+      try encoder.encode(
+        frame, into: packet, wrap: { CompositorError.render(.encoder("aac", $0)) }
+      ) { (packet: Packet) throws(CompositorError) in
+        try write(packet, stream: audioStream, timeBase: encoder.timeBase, stopReason: stopReason)
+      }
+    }
+  }
+
+  private func flushAudio(packet: Packet, stopReason: () -> CompositorError?)
+    throws(CompositorError)
+  {
+    let encoder = audioEncoder
+    try encoder.encode(
+      nil, into: packet, wrap: { CompositorError.render(.encoder("aac", $0)) }
+    ) { (packet: Packet) throws(CompositorError) in
+      try write(packet, stream: audioStream, timeBase: encoder.timeBase, stopReason: stopReason)
+    }
+  }
+
+  private func write(
+    _ packet: Packet, stream: Int, timeBase: Rational, stopReason: () -> CompositorError?
+  ) throws(CompositorError) {
+    do {
+      try muxer.write(packet, stream: stream, timeBase: timeBase)
+    } catch {
+      throw mapWrite(error, stopReason: stopReason, doing: "cannot write a packet into \(name)")
+    }
+  }
+
+  /// A muxer's error as the render's: a stop as such, a failed write with its `errno` as the
+  /// output's `write_error`, anything else as `muxer_error`.
+  private func mapWrite(
+    _ error: FFmpegError, stopReason: () -> CompositorError?, doing what: String
+  ) -> CompositorError {
+    if muxer.stopped || error.isExit, let reason = stopReason() { return reason }
+    if let code = muxer.writeFailure {
+      return .render(
+        .output(path: name, .write(OutputError(code: code, action: "writing \(name)"))))
+    }
+    return .render(.muxer(what, error))
+  }
+
+  func report(renderSeconds: Double) -> CompositionRenderReport {
+    let tags = canvas.colors.output
+    func stated(_ name: String) -> String? { name == "unknown" ? nil : name }
+    return CompositionRenderReport(
+      duration: plan.duration, frames: frameCount, samples: samples,
+      video: .init(
+        encoder: "libx264", preset: settings.preset, crf: settings.crf, profile: settings.profile,
+        pixelFormat: "yuv420p", width: canvas.width, height: canvas.height,
+        frameRate: canvas.frameRate,
+        colorMatrix: tags.matrix == .unspecified ? nil : tags.matrix.name,
+        colorPrimaries: tags.primaries == .unspecified ? nil : tags.primaries.name,
+        colorTransfer: tags.transfer == .unspecified ? nil : tags.transfer.name,
+        colorRange: tags.range == .limited ? "tv" : nil),
+      audio: .init(
+        encoder: "aac", sampleRate: settings.sampleRate, channels: settings.channels,
+        bitRate: settings.audioBitRate),
+      clippedSamples: audio.clippedSamples, maxOpenSources: maxOpen, decodeErrors: decodeErrors,
+      bytes: muxer.bytesWritten, renderSeconds: renderSeconds, check: nil,
+      stages: .init(
+        decode: stages.decode, place: stages.place, blend: stages.blend,
+        encodeVideo: stages.encodeVideo, audio: stages.audio))
+  }
+}

@@ -1,0 +1,175 @@
+import AV
+import Composition
+import MediaCore
+import Render
+
+/// The picture every segment is rendered onto: the render's size and rate, its background, its
+/// colours. Builds the graphs that put a source picture there (filter strings exist only here
+/// and in `Blend`).
+struct Canvas {
+  var width: Int
+  var height: Int
+  var frameRate: Rational
+  var background: Color
+  var colors: ColorPlan
+  var filterThreads: Int
+
+  /// `#rrggbb` as libavfilter's colour syntax.
+  var backgroundOption: String {
+    let hex = String(background.description.dropFirst())
+    return "0x\(hex)"
+  }
+
+  /// The parameters of a canvas picture pushed into a graph whose timestamps count `timeBase`.
+  func parameters(timeBase: Rational) -> VideoParameters {
+    VideoParameters(
+      width: width, height: height, pixelFormat: .yuv420p, timeBase: timeBase,
+      sampleAspectRatio: Rational(1, 1)!, frameRate: frameRate)
+  }
+
+  /// The filters that turn a picture upright from its display matrix or EXIF orientation: the
+  /// rotation, then the flip when mirrored, folded into one filter where FFmpeg has one.
+  static func uprightFilters(rotation: Int, mirrored: Bool) -> [String] {
+    switch (rotation, mirrored) {
+    case (90, false): ["transpose=clock"]
+    case (180, false): ["hflip", "vflip"]
+    case (270, false): ["transpose=cclock"]
+    case (0, true): ["hflip"]
+    case (90, true): ["transpose=cclock_flip"]
+    case (180, true): ["vflip"]
+    case (270, true): ["transpose=clock_flip"]
+    default: []
+    }
+  }
+
+  /// The chain that puts a picture (`format`, tagged `tags`) where `transform` says: upright,
+  /// scaled to the placed rectangle (its pixel aspect ratio folded in: the rectangle is the
+  /// display size's), converted to the output's matrix and limited-range 4:2:0, cropped and
+  /// padded with the background, square pixels.
+  func transformFilter(_ transform: SegmentTransform, tags: ColorTags, format: PixelFormat)
+    -> String
+  {
+    var filters = Self.uprightFilters(rotation: transform.rotation, mirrored: transform.mirrored)
+    filters.append(
+      "scale=\(transform.width):\(transform.height):\(colors.scaleOptions(for: tags, format: format))"
+    )
+    filters.append("format=yuv420p")
+    let cropWidth = min(transform.width, width)
+    let cropHeight = min(transform.height, height)
+    if cropWidth < transform.width || cropHeight < transform.height {
+      filters.append(
+        "crop=\(cropWidth):\(cropHeight):\(max(0, -transform.x)):\(max(0, -transform.y))")
+    }
+    if cropWidth < width || cropHeight < height {
+      filters.append(
+        "pad=\(width):\(height):\(max(0, transform.x)):\(max(0, transform.y))"
+          + ":color=\(backgroundOption)")
+    }
+    filters.append("setsar=1")
+    return filters.joined(separator: ",")
+  }
+
+  /// A picture of the background alone.
+  func backgroundPicture() throws(CompositorError) -> Frame {
+    do throws(FFmpegError) {
+      let graph = try FilterGraph(threads: 1)
+      let sink = try graph.addVideoSink(name: "out", pixelFormats: [.yuv420p])
+      try graph.configure(
+        "color=c=\(backgroundOption):s=\(width)x\(height):r=\(frameRate.num)/\(frameRate.den)"
+          + ",format=yuv420p[out]")
+      let frame = Frame()
+      guard try graph.pull(from: sink, into: frame) == .frame else {
+        throw FFmpegError(code: -1, message: "the colour source gave no picture")
+      }
+      return frame
+    } catch {
+      throw .render(.filter("cannot make the background picture", error))
+    }
+  }
+}
+
+/// A graph that puts one source's pictures on the canvas; rebuilt when the pictures change
+/// size or format (a stream that changes mid-way, a sequence of images of different sizes).
+final class PictureTransformer {
+  private let canvas: Canvas
+  private let transform: SegmentTransform
+  private var graph: FilterGraph?
+  private var source: FilterGraph.Source?
+  private var sink: FilterGraph.Sink?
+  private var input: (width: Int, height: Int, format: PixelFormat)?
+  private var tags = ColorTags.unspecified
+  private let timeBase = Rational(1, 1_000_000)!
+
+  init(canvas: Canvas, transform: SegmentTransform) {
+    self.canvas = canvas
+    self.transform = transform
+  }
+
+  /// `picture` on the canvas (a new frame; `picture` is left as it was).
+  func apply(_ picture: Frame, tags known: ColorTags? = nil) throws(CompositorError) -> Frame {
+    guard let format = picture.pixelFormat else {
+      throw .render(
+        .filter(
+          "a decoded picture has no pixel format",
+          FFmpegError(code: -22, message: "no pixel format")))
+    }
+    let frameTags = known ?? picture.color
+    if isIdentity(picture, format: format, tags: frameTags) {
+      // Already the canvas: upright, its size, 4:2:0, limited range, the output's matrix.
+      let output = Frame()
+      do { try output.reference(picture) } catch {
+        throw .render(.filter("cannot reference a picture", error))
+      }
+      output.sampleAspectRatio = Rational(1, 1)!
+      return output
+    }
+    if input == nil || input! != (picture.width, picture.height, format) || frameTags != tags {
+      try build(width: picture.width, height: picture.height, format: format, tags: frameTags)
+    }
+    let output = Frame()
+    do throws(FFmpegError) {
+      let saved = picture.pts
+      picture.pts = 0
+      defer { picture.pts = saved }
+      try graph!.push(picture, to: source!)
+      guard try graph!.pull(from: sink!, into: output) == .frame else {
+        throw FFmpegError(code: -11, message: "the transform gave no picture")
+      }
+    } catch {
+      throw .render(.filter("cannot place a picture on the canvas", error))
+    }
+    return output
+  }
+
+  /// True when the graph would change nothing: no turn, the picture fills the canvas at its
+  /// own size with square pixels, in 4:2:0 limited range, in the output's matrix.
+  private func isIdentity(_ picture: Frame, format: PixelFormat, tags: ColorTags) -> Bool {
+    transform.rotation == 0 && !transform.mirrored && transform.x == 0 && transform.y == 0
+      && transform.width == picture.width && transform.height == picture.height
+      && transform.width == canvas.width && transform.height == canvas.height
+      && format == .yuv420p && tags.range != .full
+      && (picture.sampleAspectRatio.map { $0.num == $0.den } ?? true)
+      && (ColorPlan.scaleName(tags.matrix) ?? canvas.colors.matrix) == canvas.colors.matrix
+  }
+
+  private func build(width: Int, height: Int, format: PixelFormat, tags: ColorTags)
+    throws(CompositorError)
+  {
+    let description = canvas.transformFilter(transform, tags: tags, format: format)
+    do {
+      let graph = try FilterGraph(threads: canvas.filterThreads)
+      source = try graph.addVideoSource(
+        name: "in",
+        VideoParameters(
+          width: width, height: height, pixelFormat: format, timeBase: timeBase,
+          sampleAspectRatio: Rational(1, 1)!, frameRate: canvas.frameRate))
+      sink = try graph.addVideoSink(name: "out", pixelFormats: [.yuv420p])
+      try graph.configure(description)
+      self.graph = graph
+    } catch {
+      throw .render(.filter("cannot build the transform \(description)", error))
+    }
+    input = (width, height, format)
+    self.tags = tags
+  }
+}
