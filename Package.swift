@@ -113,18 +113,15 @@ let package = Package(
     // markers), the render rules shared with Merge, and OpenTimelineIO in and out. No FFmpeg:
     // the sources' facts come from the caller, so it is tested without media.
     .target(name: "Composition", dependencies: ["MediaCore"]),
-    // Joining clips on one exact timeline: the plan (timeline, render size, copy or encode), the
-    // ffmpeg command that carries it out, and the check of the written file. No command-line
-    // code; runs the ffmpeg CLI (a runtime dependency, installed by Scripts/setup.sh) into an
-    // AudioExtract OutputFile, the one atomic output of every tool.
+    // Joining clips on one exact timeline: the plan (timeline, render size, copy or encode), its
+    // render in-process as a composition of whole clips (the Compositor), and the check of the
+    // written file. The equivalent ffmpeg command is built only to be printed for people who ask
+    // (--plan, --verbose); no executable runs. No command-line code.
     .target(
       name: "Merge",
       dependencies: [
-        "MediaCore", "OutputKit", "MediaProbe", "Compatibility", "Composition", "CSpawn",
+        "MediaCore", "OutputKit", "MediaProbe", "Compatibility", "Composition", "Compositor", "AV",
       ]),
-    // Starting a child that dies with its parent (PR_SET_PDEATHSIG between fork and exec, which
-    // posix_spawn cannot do): mediamerge's ffmpeg. A few lines of C, no dependencies.
-    .target(name: "CSpawn"),
     // What the commands share: output, diagnostics, exit codes, parallel work.
     .target(
       name: "ToolSupport",

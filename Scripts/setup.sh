@@ -8,7 +8,7 @@ packages=(
   libavformat-dev libavcodec-dev libavutil-dev libswresample-dev  # the FFmpeg 5.1 libraries
   libswscale-dev libavfilter-dev  # the render layer: scaling, filter graphs (libavfilter is dlopened)
   libebur128-dev    # EBU R128 loudness (media2wav --analyze, --normalize)
-  ffmpeg            # ffmpeg/ffprobe: fixtures, the test oracle, and what mediamerge runs
+  ffmpeg            # ffmpeg/ffprobe: fixtures and the test oracle (no tool runs it)
   mediainfo         # benchmark peer
   sndfile-programs  # sndfile-info: WAV header validation
   sox               # soxi: WAV header validation; 32-bit WAV for a fixture

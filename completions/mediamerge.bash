@@ -163,7 +163,7 @@ _mediamerge() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(--force --no-sync --plan --in-process --print-composition --dry-run --auto --copy --encode --fit --fill -q --quiet -v --verbose -0 --null --allow-references --version -h --help)
+    local -a non_repeating_flags=(--force --no-sync --plan --print-composition --dry-run --auto --copy --encode --fit --fill -q --quiet -v --verbose -0 --null --allow-references --version -h --help)
     local -a repeating_options=()
     local -a non_repeating_options=(-o --output --composition --format --size -p --platform -j --jobs --files-from --input-format --timeout)
     __mediamerge_offer_flags_options -1

@@ -20,7 +20,7 @@ function __mediamerge_parse_tokens -S
     set -l unparsed_tokens (__mediamerge_tokens -pc)
     switch $unparsed_tokens[1]
     case 'mediamerge'
-        __mediamerge_parse_subcommand -r 1 'o/output=' 'force' 'no-sync' 'plan' 'in-process' 'composition=' 'print-composition' 'format=' 'dry-run' 'auto' 'copy' 'encode' 'size=' 'fit' 'fill' 'p/platform=' 'j/jobs=' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'input-format=' 'timeout=' 'version' 'h/help'
+        __mediamerge_parse_subcommand -r 1 'o/output=' 'force' 'no-sync' 'plan' 'composition=' 'print-composition' 'format=' 'dry-run' 'auto' 'copy' 'encode' 'size=' 'fit' 'fill' 'p/platform=' 'j/jobs=' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'input-format=' 'timeout=' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __mediamerge_parse_subcommand -r 1 'version'
@@ -81,7 +81,6 @@ complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" force' -l 'force' -d 'Replace existing output files (regular files only; nothing else is replaced).'
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" no-sync' -l 'no-sync' -d 'Do not fsync each finished file and its directory (faster; a crash or power cut soon after may then lose a file that was reported as written).'
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" plan' -l 'plan' -d 'Print the plan as JSON and do nothing else.'
-complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" in-process' -l 'in-process' -d 'Copy or encode in-process (no ffmpeg executable) instead of running ffmpeg; not with --platform.'
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" composition' -l 'composition' -d 'Render this composition document (JSON or OpenTimelineIO .otio; - reads standard input; its sources are relative to its folder).' -rfa '(set -l exts \'json\' \'otio\';for p in (string match -e -- \'*/\' (commandline -t);or printf \n)*.{$exts};printf %s\n $p;end;__fish_complete_directories (commandline -t) \'\')'
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" print-composition' -l 'print-composition' -d 'Print the composition document (with --composition: as read; else the whole clips as one) and do nothing else.'
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" format' -l 'format' -d 'The layout --print-composition writes: json (default) or otio.' -rfka 'json otio'
@@ -100,7 +99,7 @@ complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" 0 null' -s '0' -l 'null' -d 'The --files-from list is separated by NUL bytes (find -print0), not newlines.'
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" allow-references' -l 'allow-references' -d 'Let playlists and lists (HLS, DASH, concat, image patterns) open the local files they name.'
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" input-format' -l 'input-format' -d 'Read the inputs as this format instead of recognizing it from their bytes: an FFmpeg demuxer name (mp3, mov, matroska, mpegts, jpeg_pipe, ...; \'ffmpeg -demuxers\' lists them). Demuxers that open other files (hls, concat, image2, ...) need --allow-references.' -rfka ''
-complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" timeout' -l 'timeout' -d 'Give up after this many seconds in all: probing, rendering and checking (error code timeout; ffmpeg is stopped, nothing is written).' -rfka ''
+complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" timeout' -l 'timeout' -d 'Give up after this many seconds in all: probing, rendering and checking (error code timeout; nothing is written).' -rfka ''
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" version' -l 'version' -d 'Show the version.'
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_positional "mediamerge" -eq 1' -fa 'help' -d 'Show subcommand help information.'

@@ -34,6 +34,23 @@ public enum ClipCopier {
     _ plan: CompositionPlan, to path: String, overwrite: Bool = false, sync: Bool = true,
     settings: CompositorSettings = CompositorSettings(), progress: (Double) -> Void = { _ in }
   ) throws(CompositorError) -> ClipCopyReport {
+    let output: OutputFile
+    do { output = try OutputFile(.file(path: path, overwrite: overwrite), sync: sync) } catch {
+      throw .render(.output(path: path, error))
+    }
+    let report = try render(plan, into: output, name: path, settings: settings, progress: progress)
+    do { try output.commit() } catch { throw .render(.output(path: path, error)) }
+    return report
+  }
+
+  /// Copies `plan`'s video segments into `output` (not committed); `name` is the output's name
+  /// for messages.
+  ///
+  /// - Throws: `CompositorError`; `output` is then incomplete and must not be committed.
+  public static func render(
+    _ plan: CompositionPlan, into output: OutputFile, name path: String,
+    settings: CompositorSettings = CompositorSettings(), progress: (Double) -> Void = { _ in }
+  ) throws(CompositorError) -> ClipCopyReport {
     let started = MonotonicClock.seconds()
     let deadline = settings.timeout.map { started + $0 }
     func stopReason() -> CompositorError? {
@@ -49,19 +66,15 @@ public enum ClipCopier {
     else {
       throw .render(.invalidSettings("a stream copy joins whole video clips, without transitions"))
     }
-    let output: OutputFile
-    do { output = try OutputFile(.file(path: path, overwrite: overwrite), sync: sync) } catch {
-      throw .render(.output(path: path, error))
-    }
     let muxer: Muxer
     do {
       muxer = try Muxer(
-        format: "mp4", output: output, name: path,
+        format: settings.container, output: output, name: path,
         shouldStop: {
           Interruption.isRequested || deadline.map { MonotonicClock.seconds() >= $0 } ?? false
         })
     } catch {
-      throw .render(.muxer("cannot write mp4 (\(path))", error))
+      throw .render(.muxer("cannot write \(settings.container) (\(path))", error))
     }
     func mapWrite(_ error: FFmpegError, _ what: String) -> CompositorError {
       if muxer.stopped || error.isExit, let reason = stopReason() { return reason }
@@ -192,7 +205,6 @@ public enum ClipCopier {
     do { try muxer.finish() } catch { throw mapWrite(error, "cannot finish \(path)") }
     report.clippedSamples = mixer.clippedSamples
     report.bytes = muxer.bytesWritten
-    do { try output.commit() } catch { throw .render(.output(path: path, error)) }
     report.seconds = MonotonicClock.seconds() - started
     progress(plan.duration.seconds)
     return report

@@ -12,6 +12,11 @@ public struct CompositorSettings: Sendable, Equatable {
   public var preset: String = "veryfast"
   /// The H.264 profile (a ceiling for x264).
   public var profile: String = "high"
+  /// The H.264 level to write (`3.1`), when a platform caps it; nil: x264's own choice.
+  public var level: String?
+  /// A video bit rate in bits per second instead of `crf` (a platform's rate), with the VBV
+  /// buffer of one second at that rate, as the platform recipes state it.
+  public var videoBitRate: Int?
   /// The AAC bit rate in bits per second.
   public var audioBitRate: Int = 160_000
   /// The audio sample rate.
@@ -24,6 +29,8 @@ public struct CompositorSettings: Sendable, Equatable {
   public var check: Bool = true
   /// Stop after this many seconds (`timeout`); nil: no limit.
   public var timeout: Double?
+  /// The container written: `mp4` (default) or `mov` (libavformat's muxer names).
+  public var container: String = "mp4"
   /// The chapters to write instead of the plan's markers (a whole-clip merge moves its clips'
   /// own chapters); nil: the markers.
   public var chapters: [CompositorChapter]?
@@ -97,10 +104,14 @@ public struct CompositionRenderReport: Codable, Sendable, Equatable {
     public var encoder: String
     /// libx264's preset.
     public var preset: String
-    /// libx264's constant quality.
-    public var crf: Double
+    /// libx264's constant quality (null when a bit rate is set).
+    @NullEncoded public var crf: Double?
+    /// The bit rate aimed for, bits per second (null: constant quality).
+    @NullEncoded public var bitRate: Int?
     /// The H.264 profile asked for (a ceiling for x264).
     public var profile: String
+    /// The H.264 level written (null: x264's choice).
+    @NullEncoded public var level: String?
     /// The pixel format.
     public var pixelFormat: String
     /// The picture width.
@@ -176,8 +187,23 @@ public enum Compositor {
       let check = try VideoCheck.run(
         plan: plan, output: output, canvas: renderer.canvas, frames: renderer.frameCount,
         decoderThreads: settings.threads, stopReason: stopReason)
-      report.check = check
-      if !check.passed { throw .checkFailed(check.failures.joined(separator: "; ")) }
+      var checked = check
+      let audioStarted = MonotonicClock.seconds()
+      let audio = try AudioSelfCheck.check(
+        plan: plan, sampleRate: settings.sampleRate, channelCount: settings.channels,
+        output: "/proc/self/fd/\(output.fd)")
+      if let stop = stopReason() { throw stop }
+      checked.audio = audio
+      checked.seconds += MonotonicClock.seconds() - audioStarted
+      for window in audio.windows where !window.ok {
+        checked.failures.append(
+          "audio at \(fixed(window.time, places: 3)) s (\(window.at)): "
+            + "\(window.measuredDB.map { fixed($0, places: 1) } ?? "silent") dB, the plan "
+            + "\(window.expectedDB.map { fixed($0, places: 1) } ?? "silent") dB")
+      }
+      checked.passed = checked.failures.isEmpty
+      report.check = checked
+      if !checked.passed { throw .checkFailed(checked.failures.joined(separator: "; ")) }
     }
     return report
   }
@@ -264,15 +290,18 @@ struct Renderer {
       filterThreads: settings.threads)
     frameCount = max(1, plan.duration.units(atRate: render.frameRate))
     do {
-      muxer = try Muxer(format: "mp4", output: output, name: name, shouldStop: shouldStop)
+      muxer = try Muxer(
+        format: settings.container, output: output, name: name, shouldStop: shouldStop)
     } catch {
-      throw .render(.muxer("cannot write mp4 (\(name))", error))
+      throw .render(.muxer("cannot write \(settings.container) (\(name))", error))
     }
     let video = EncoderSettings.Video(
       encoder: "libx264", width: render.width, height: render.height,
       frameRate: render.frameRate, color: canvas.colors.output,
-      rateControl: .constantQuality(settings.crf), preset: settings.preset,
-      profile: settings.profile, threads: settings.threads)
+      rateControl: settings.videoBitRate.map {
+        .bitRate($0, maxRate: $0, bufferSize: $0)
+      } ?? .constantQuality(settings.crf), preset: settings.preset,
+      profile: settings.profile, level: settings.level, threads: settings.threads)
     let audioSettings = EncoderSettings.Audio(
       encoder: "aac", sampleRate: settings.sampleRate,
       channelLayout: settings.channels == 1 ? .mono : .stereo, bitRate: settings.audioBitRate)
@@ -509,7 +538,9 @@ struct Renderer {
     return CompositionRenderReport(
       duration: plan.duration, frames: frameCount, samples: samples,
       video: .init(
-        encoder: "libx264", preset: settings.preset, crf: settings.crf, profile: settings.profile,
+        encoder: "libx264", preset: settings.preset,
+        crf: settings.videoBitRate == nil ? settings.crf : nil, bitRate: settings.videoBitRate,
+        profile: settings.profile, level: settings.level,
         pixelFormat: "yuv420p", width: canvas.width, height: canvas.height,
         frameRate: canvas.frameRate,
         colorMatrix: tags.matrix == .unspecified ? nil : tags.matrix.name,

@@ -1,3 +1,5 @@
+import Composition
+import Compositor
 import OutputKit
 import MediaCore
 import AV
@@ -10,18 +12,19 @@ public enum MergeError: ToolError, Equatable {
   /// The clips cannot be merged as asked: a clip without a video stream, or `--copy` with clips
   /// that do not share their codec parameters (every reason listed).
   case incompatibleInputs(path: String?, reasons: [String])
-  /// No `ffmpeg` executable on `PATH` (a declared runtime dependency).
-  case ffmpegNotFound
-  /// ffmpeg exited with an error or was killed; `detail` holds what it said.
-  case ffmpegFailed(status: String, detail: String)
+  /// The in-process render failed: a source that stopped decoding, the encoder, the muxer
+  /// (the compositor's own code: `source_undecodable`, `encoder_error`, `muxer_error`,
+  /// `check_failed`, ...). Interruption, timeouts and write errors have their own cases.
+  case render(path: String, CompositorError)
+  /// The whole-clip composition of the plan could not be resolved (a clip that changed between
+  /// the probe and the render): the composition's code.
+  case composition(path: String, CompositionError)
   /// The written file disagrees with the plan or does not decode cleanly (it was not kept).
   case outputMismatch(path: String, problems: [String])
   /// The output file could not be created, kept or named: it exists (without `--force`), is a
   /// directory or something that is not a regular file, or writing it failed; the code is the
   /// output file's own (`output_exists`, `output_is_directory`, `write_error`), as media2wav's.
   case output(path: String, OutputFileError)
-  /// ffmpeg could not write the output (a full disk).
-  case writeError(path: String, detail: String)
   /// SIGINT or SIGTERM stopped the merge; nothing was written.
   case interrupted
   /// The plan asks for more than its inputs can give: a clip lasting longer than its file can
@@ -37,6 +40,8 @@ public enum MergeError: ToolError, Equatable {
     switch self {
     case .input(_, let error): error.cause
     case .output(_, let error): error.cause
+    case .render(_, let error): error.cause
+    case .composition(_, let error): error.cause
     default: nil
     }
   }
@@ -46,11 +51,10 @@ public enum MergeError: ToolError, Equatable {
     switch self {
     case .input(_, let error): error.code
     case .incompatibleInputs: "incompatible_inputs"
-    case .ffmpegNotFound: "ffmpeg_not_found"
-    case .ffmpegFailed: "ffmpeg_failed"
+    case .render(_, let error): error.code
+    case .composition(_, let error): error.code
     case .outputMismatch: "output_mismatch"
     case .output(_, let error): error.code
-    case .writeError: "write_error"
     case .interrupted: "interrupted"
     case .implausiblePlan: "implausible_plan"
     case .timeout: "timeout"
@@ -62,9 +66,9 @@ public enum MergeError: ToolError, Equatable {
     switch self {
     case .input(let path, _): path
     case .incompatibleInputs(let path, _): path
-    case .outputMismatch(let path, _), .writeError(let path, _): path
-    case .output(let path, _): path
-    case .ffmpegNotFound, .ffmpegFailed, .interrupted, .implausiblePlan, .timeout: nil
+    case .outputMismatch(let path, _): path
+    case .output(let path, _), .render(let path, _), .composition(let path, _): path
+    case .interrupted, .implausiblePlan, .timeout: nil
     }
   }
 
@@ -74,15 +78,12 @@ public enum MergeError: ToolError, Equatable {
     case .input(_, let error): error.message
     case .incompatibleInputs(_, let reasons):
       "the clips cannot be merged as asked: " + reasons.joined(separator: "; ")
-    case .ffmpegNotFound:
-      "ffmpeg was not found on PATH (mediamerge runs the ffmpeg command; install it: Scripts/setup.sh)"
-    case .ffmpegFailed(let status, let detail):
-      "ffmpeg failed (\(status))" + (detail.isEmpty ? "" : ": \(detail)")
+    case .render(_, let error): error.message
+    case .composition(_, let error): error.message
     case .outputMismatch(_, let problems):
       "the written file does not match the plan, so it was not kept: "
         + problems.joined(separator: "; ")
     case .output(_, let error): error.message
-    case .writeError(_, let detail): "cannot write the output: \(detail)"
     case .interrupted: "interrupted: nothing was written"
     case .implausiblePlan(let reasons):
       "the plan asks for more than its clips can give, so nothing was written: "

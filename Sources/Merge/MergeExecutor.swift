@@ -1,3 +1,5 @@
+import Composition
+import Compositor
 import OutputKit
 import Compatibility
 import MediaCore
@@ -14,16 +16,18 @@ import MediaProbe
 public struct MergeResult: Sendable {
   /// The probe of the written file (scanned and decoded).
   public var output: MediaInfo
-  /// Seconds ffmpeg ran.
-  public var ffmpegSeconds: Double
-  /// Seconds the check of the output took (probe, scan, decode).
+  /// Seconds the in-process render took (the compositor's own check included).
+  public var renderSeconds: Double
+  /// Seconds the check of the output against the plan took (probe, scan, decode).
   public var checkSeconds: Double
-  /// What ffmpeg printed on standard error (its warnings with `--verbose`).
-  public var ffmpegLog: String
+  /// Samples the audio mix put outside [-1, 1] (counted, not clamped).
+  public var clippedSamples: Int64
 }
 
-/// Runs a plan: ffmpeg writes a temporary file beside the output, the file is probed, scanned
-/// and decoded, compared with the plan, and only then moved into place.
+/// Runs a plan in-process: the plan as a composition of whole clips, rendered by the
+/// compositor (encoded, or the video packets copied) into an unnamed file; the file is probed,
+/// scanned and decoded, compared with the plan, and only then given its name. No ffmpeg
+/// executable runs.
 public struct MergeExecutor: Sendable {
   /// Replace an existing output (`--force`).
   public var overwrite: Bool
@@ -51,84 +55,89 @@ public struct MergeExecutor: Sendable {
     }
   }
 
+  /// The composition of whole clips that carries out `plan`: its clips one after another at
+  /// the plan's size, fit and frame rate.
+  public static func composition(of plan: MergePlan) -> CompositionDocument {
+    var document = CompositionDocument.wholeClips(plan.clips.map(\.path))
+    document.size = FrameSize(width: plan.render.width, height: plan.render.height)
+    document.fit = plan.render.fit == .fill ? .cover : .contain
+    if let rate = plan.render.frameRate {
+      document.fps = ExactNumber(rate.num, rate.den)
+    }
+    return document
+  }
+
+  /// The compositor's settings for `plan`: its encodings (a platform's profile, level and bit
+  /// rates; the audio's rate and channels) and chapters.
+  public static func settings(for plan: MergePlan, timeout: Double?) -> CompositorSettings {
+    var settings = CompositorSettings()
+    settings.timeout = timeout
+    settings.container = plan.container
+    settings.chapters = plan.chapters.map {
+      CompositorChapter(start: $0.start, end: $0.end, title: $0.title)
+    }
+    if let encoder = plan.video.encoder {
+      if let profile = encoder.profile { settings.profile = profile }
+      settings.level = encoder.level
+    }
+    if let preset = plan.video.preset { settings.preset = preset }
+    if let crf = plan.video.crf { settings.crf = Double(crf) }
+    settings.videoBitRate = plan.video.bitRate
+    if let audio = plan.audio {
+      settings.sampleRate = audio.sampleRate
+      settings.channels = min(2, max(1, audio.channels))
+      if let rate = audio.encoder.bitRate { settings.audioBitRate = rate }
+    }
+    return settings
+  }
+
   /// Runs `plan`; `progress` receives the seconds of the timeline written so far.
   ///
-  /// The render is supervised (every 100 ms and whenever ffmpeg reports progress): it is stopped
-  /// (SIGKILL) at `deadline` (a `MonotonicClock.seconds()` time: `--timeout` counted from the start of the merge),
-  /// when ffmpeg reports writing more than one frame past the planned end, and when the file
-  /// grows past `expected.maxBytes`.
-  ///
-  /// - Throws: `MergeError.ffmpegNotFound`, `.ffmpegFailed`, `.outputMismatch` (also for a render
-  ///   stopped past the planned end), `.implausiblePlan` (stopped past the size limit),
-  ///   `.timeout`, `.interrupted`, `.output` or `.writeError`. Nothing is left behind: ffmpeg
-  ///   writes an unnamed file (`OutputFile`) that gets its name only after the check.
+  /// - Throws: `MergeError.render` (the compositor's code), `.composition`, `.outputMismatch`,
+  ///   `.timeout`, `.interrupted`, `.output` (a full disk: `write_error`). Nothing is left
+  ///   behind: the output is an unnamed file that gets its name only after the check.
   public func run(
     _ plan: MergePlan, deadline: Double? = nil, progress: (Double) -> Void = { _ in }
   ) throws(MergeError) -> MergeResult {
-    guard access(plan.ffmpeg.executable, X_OK) == 0 else { throw .ffmpegNotFound }
-    let staged: OutputFile
-    let stagedPath: String
+    let started = MonotonicClock.seconds()
+    let timeout = deadline.map { max(1e-3, $0 - started) }
+    let loaded: LoadedComposition
     do {
-      staged = try OutputFile(forChildWriting: plan.output, overwrite: overwrite, sync: sync)
-      stagedPath = staged.childPath!  // a file, never a stream (forChildWriting)
+      loaded = try CompositionLoader.resolve(Self.composition(of: plan), baseDirectory: nil)
+    } catch {
+      throw .composition(path: plan.output, error)
+    }
+    let staged: OutputFile
+    do {
+      staged = try OutputFile(.file(path: plan.output, overwrite: overwrite), sync: sync)
     } catch {
       throw .output(path: plan.output, error)
     }
-    var arguments = plan.ffmpeg.arguments
-    arguments[arguments.count - 1] = stagedPath
-
-    let started = MonotonicClock.seconds()
-    let timeout = deadline.map { $0 - started }
-    // Past this much timeline written, ffmpeg has left the plan (one frame of slack).
-    let endLimit = plan.expected.duration.seconds + plan.expected.videoTolerance.seconds + 1e-3
-    var written = 0.0
-    var reason: MergeError?
-    var pending: [UInt8] = []
-    let (status, errorOutput, stopped) = try ChildProcess.run(
-      executable: plan.ffmpeg.executable, arguments: arguments, input: plan.ffmpeg.stdin
-    ) { chunk in
-      pending += chunk
-      while let newline = pending.firstIndex(of: 0x0A) {
-        let line = String(decoding: pending[..<newline], as: UTF8.self)
-        pending.removeFirst(newline + 1)
-        if line.hasPrefix("out_time_us="), let micros = Int64(line.dropFirst(12)), micros >= 0 {
-          written = Double(micros) / 1e6
-          progress(written)
-        }
+    let settings = Self.settings(for: plan, timeout: timeout)
+    let clipped: Int64
+    do throws(CompositorError) {
+      if plan.method == .copy {
+        clipped =
+          try ClipCopier.render(
+            loaded.plan, into: staged, name: plan.output, settings: settings, progress: progress
+          ).clippedSamples
+      } else {
+        clipped =
+          try Compositor.render(
+            loaded.plan, into: staged, name: plan.output, settings: settings, progress: progress
+          ).clippedSamples
       }
-    } stop: {
-      if let deadline, MonotonicClock.seconds() >= deadline {
-        reason = .timeout(seconds: timeout ?? 0)
-      } else if written > endLimit {
-        reason = .outputMismatch(
-          path: plan.output,
-          problems: [
-            "ffmpeg wrote \(fixed(written, places: 3)) s, more than one frame past the "
-              + "planned \(plan.expected.duration) s: stopped"
-          ])
-      } else if let size = Self.size(of: stagedPath), size > plan.expected.maxBytes {
-        reason = .implausiblePlan(reasons: [
-          "the output grew past \(plan.expected.maxBytes) bytes, the most its clips allow "
-            + "(\(size) bytes written): stopped"
-        ])
-      }
-      return reason != nil
+    } catch {
+      throw Self.mergeError(error, output: plan.output)
     }
-    let ffmpegSeconds = MonotonicClock.seconds() - started
+    let renderSeconds = MonotonicClock.seconds() - started
     if Interruption.isRequested { throw .interrupted }
-    if stopped, let reason { throw reason }
-    guard status == .exited(0) else {
-      let detail = Self.lastLines(errorOutput)
-      if errorOutput.contains("No space left on device") {
-        throw .writeError(path: plan.output, detail: detail)
-      }
-      throw .ffmpegFailed(status: status.description, detail: detail)
-    }
 
     let checkStarted = MonotonicClock.seconds()
     let remaining = deadline.map { max(1e-3, $0 - MonotonicClock.seconds()) }
     let options = ProbeOptions(
       scan: true, timeout: remaining, verify: .all, decoderThreads: decoderThreads)
+    let stagedPath = "/proc/self/fd/\(staged.fd)"
     let info: MediaInfo
     do {
       info = try Prober(options: options).probe(.file(stagedPath), path: plan.output)
@@ -149,24 +158,21 @@ public struct MergeExecutor: Sendable {
       throw .output(path: plan.output, error)
     }
     return MergeResult(
-      output: info, ffmpegSeconds: ffmpegSeconds,
-      checkSeconds: MonotonicClock.seconds() - checkStarted,
-      ffmpegLog: errorOutput)
+      output: info, renderSeconds: renderSeconds,
+      checkSeconds: MonotonicClock.seconds() - checkStarted, clippedSamples: clipped)
+  }
+
+  /// The merge's error for a compositor's: interruption, timeouts and the output's own errors
+  /// keep the merge's cases (and codes); the rest keep the compositor's code.
+  static func mergeError(_ error: CompositorError, output: String) -> MergeError {
+    switch error {
+    case .render(.interrupted): .interrupted
+    case .render(.timeout(let seconds)): .timeout(seconds: seconds ?? 0)
+    case .render(.output(_, let failure)): .output(path: output, failure)
+    default: .render(path: output, error)
+    }
   }
 
   /// Seconds on the monotonic clock: what `run`'s `deadline` counts in.
   public static func clock() -> Double { MonotonicClock.seconds() }
-
-  /// The size of the file at `path` (the staged output, through `/proc/PID/fd/N`), if known.
-  static func size(of path: String) -> Int64? {
-    var info = stat()
-    return stat(path, &info) == 0 ? Int64(info.st_size) : nil
-  }
-
-  /// The last few non-empty lines of what ffmpeg said.
-  static func lastLines(_ text: String, count: Int = 6) -> String {
-    text.split(separator: "\n").map { line in
-      String(line.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
-    }.filter { !$0.isEmpty }.suffix(count).joined(separator: " | ")
-  }
 }

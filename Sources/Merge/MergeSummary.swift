@@ -69,10 +69,13 @@ public enum MergeSummary {
     let duration = info.duration.map { fixed($0.seconds, places: 3) } ?? "?"
     return "wrote \(FileName.display(plan.output)): \(duration) s (planned \(plan.duration)), "
       + "\(plan.expected.width)x\(plan.expected.height) \(plan.expected.orientation), "
-      + "\(plan.method == .copy ? "copied" : "encoded") in "
-      + "\(fixed(result.ffmpegSeconds, places: 2)) s; checked in "
+      + "\(plan.method == .copy ? "copied" : "encoded") in-process in "
+      + "\(fixed(result.renderSeconds, places: 2)) s; checked in "
       + "\(fixed(result.checkSeconds, places: 2)) s (decodes cleanly, durations "
-      + "within one frame, size, orientation, streams)\n"
+      + "within one frame, size, orientation, streams)"
+      + (result.clippedSamples > 0
+        ? "; \(result.clippedSamples) audio samples clipped (the clips' sum passed full scale)"
+        : "") + "\n"
   }
 
   /// The command as one shell line, with its standard input when it has one.

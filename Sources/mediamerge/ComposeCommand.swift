@@ -80,6 +80,7 @@ extension MediaMergeCommand {
   /// plan, print the document, or render, check and commit.
   func runComposition() throws {
     installInterruptHandlers {
+      TemporaryFiles.removeAll()
       Console.error("mediamerge", "interrupted: nothing was written [interrupted]")
     }
     ignoreBrokenPipe()

@@ -22,8 +22,9 @@ struct MediaMergeCommand: ParsableCommand {
       "Join clips upright on one exact timeline (AVMutableComposition's job), copy or encode.",
     usage: "mediamerge [<options>] <clips> ... -o <file>",
     discussion: """
-      Probes the clips (as mediaprobe --scan, so durations are exact), makes a plan, runs ffmpeg \
-      (a runtime dependency, found on PATH) and checks what it wrote before keeping it.
+      Probes the clips (as mediaprobe --scan, so durations are exact), makes a plan, renders it \
+      in-process (the compositor of --composition: no ffmpeg executable runs) and checks what it \
+      wrote before keeping it.
 
       TIMELINE: each clip starts where the previous one ended (exact rationals, as CMTimeAdd) and \
       lasts the longer of its audio and video; the shorter one is padded (silence, or the last \
@@ -45,12 +46,12 @@ struct MediaMergeCommand: ParsableCommand {
       decoded and encoded once: copied AAC keeps every clip's priming, 21-29 ms of drift per \
       join. --copy fails (incompatible_inputs) instead of encoding; --encode never copies.
 
-      OUTPUT: -o names the file (.mp4, .m4v or .mov). ffmpeg writes an unnamed file in the same \
-      directory; it is probed, scanned and decoded, and given its name only if it decodes \
+      OUTPUT: -o names the file (.mp4, .m4v or .mov). The render writes an unnamed file in the \
+      same directory; it is probed, scanned and decoded, and given its name only if it decodes \
       cleanly and matches the plan (durations within one frame, one AAC frame for audio; size; \
       upright orientation, or the clips' own matrix when copied; streams; with --platform, a pass \
       on that platform). An existing regular file is replaced only with --force; nothing else \
-      is ever replaced. SIGINT or SIGTERM kill ffmpeg and leave nothing. Progress shows on a \
+      is ever replaced. SIGINT or SIGTERM stop the render and leave nothing. Progress shows on a \
       terminal.
 
       CHAPTERS: the clips' chapters are moved to where each clip starts on the timeline (clip \
@@ -65,17 +66,17 @@ struct MediaMergeCommand: ParsableCommand {
       whatever durations its packets claim). The plan is refused (implausible_plan) when a clip \
       lasts longer than its file's bytes can carry (1 s per byte) or when the smallest output \
       it can make exceeds the size limit: 32 times the clips' bytes, at least 64 MiB. The \
-      render is stopped when ffmpeg reports writing more than one frame past the plan \
-      (output_mismatch), when the file grows past the size limit (implausible_plan), and at \
-      --timeout, which counts from the start and covers probing, rendering and checking \
-      (timeout). ffmpeg runs in mediamerge's process group and dies with it (PR_SET_PDEATHSIG): \
-      kill -9 of mediamerge, or timeout -s KILL, leaves no ffmpeg running.
+      render writes exactly the plan's frames on its frame grid and stops at --timeout, which \
+      counts from the start and covers probing, rendering and checking (timeout). No child \
+      process runs: kill -9 of mediamerge leaves nothing running, and the unnamed output \
+      vanishes with it.
 
       PLAN: --plan prints the plan as JSON (schemas/mediamerge-plan.schema.json: the timeline \
       with exact starts and durations, each clip's streams, padding, transform and filters, the \
-      method and every copy blocker, the exact ffmpeg arguments and its standard input, and \
-      what the output must show) and does nothing else. --dry-run plans, checks that the \
-      output may be written and prints the summary, without running ffmpeg.
+      method and every copy blocker, the equivalent ffmpeg command for people who want to run it \
+      by hand (never run by mediamerge), and what the output must show) and does nothing else. \
+      --verbose prints that command too. --dry-run plans, checks that the output may be \
+      written and prints the summary, without rendering.
 
       COMPOSITIONS: --composition DOC renders a composition document (JSON, or OpenTimelineIO \
       .otio; - reads standard input; sources relative to the document's folder) in-process, \
@@ -94,7 +95,7 @@ struct MediaMergeCommand: ParsableCommand {
 
       ERRORS: every failure has a stable code, printed in brackets (and in the JSON error \
       record with --plan): the probe's codes for a clip (not_found, not_a_file, truncated, ...), \
-      incompatible_inputs, implausible_plan, ffmpeg_not_found, ffmpeg_failed, output_mismatch, \
+      incompatible_inputs, implausible_plan, output_mismatch, \
       output_exists, output_is_directory, write_error, timeout, interrupted; for compositions \
       invalid_composition (with line and column, or the unknown key's path), \
       source_range_invalid, clip_past_source_end, transition_too_long, clip_without_video, \
@@ -103,7 +104,7 @@ struct MediaMergeCommand: ParsableCommand {
 
       EXIT STATUS: 0 the output was written and checked (or the plan made), 1 it was not (any \
       error above), 64 usage errors, 130 or 143 when interrupted by SIGINT or SIGTERM. Clips \
-      are local files (each is read twice: probed, then by ffmpeg); there is no --allow-network. \
+      are local files (each is read twice: probed, then rendered); there is no --allow-network. \
       \(CommonHelp.dashes)
 
       EXAMPLES:
@@ -133,12 +134,6 @@ struct MediaMergeCommand: ParsableCommand {
 
   @Flag(help: "Print the plan as JSON and do nothing else.")
   var plan = false
-
-  @Flag(
-    help:
-      "Copy or encode in-process (no ffmpeg executable) instead of running ffmpeg; not with --platform."
-  )
-  var inProcess = false
 
   @Option(
     help: ArgumentHelp(
@@ -187,7 +182,7 @@ struct MediaMergeCommand: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "Give up after this many seconds in all: probing, rendering and checking (error code timeout; ffmpeg is stopped, nothing is written).",
+      "Give up after this many seconds in all: probing, rendering and checking (error code timeout; nothing is written).",
       valueName: "seconds"))
   var timeout: Double?
 
@@ -222,9 +217,6 @@ struct MediaMergeCommand: ParsableCommand {
       throw ValidationError("--copy keeps the clips as they are: no --size, --fill or --platform")
     }
     if let platform { _ = try Self.platform(named: platform) }
-    if inProcess && platform != nil {
-      throw ValidationError("--in-process encodes with its own settings: no --platform")
-    }
   }
 
   /// The one platform (or alias for platforms with the same recipe) `--platform` names.
@@ -249,7 +241,7 @@ struct MediaMergeCommand: ParsableCommand {
       return
     }
     installInterruptHandlers {
-      RunningMerge.abort()
+      TemporaryFiles.removeAll()
       Console.error("mediamerge", "interrupted: nothing was written [interrupted]")
     }
     ignoreBrokenPipe()
@@ -278,7 +270,7 @@ struct MediaMergeCommand: ParsableCommand {
       let request = MergeRequest(
         output: outputPath, size: size, fit: fit, method: method,
         platform: try? platform.map(Self.platform(named:)),
-        ffmpeg: FFmpegLocator.find() ?? "ffmpeg", verbose: diagnostics.verbose)
+        verbose: diagnostics.verbose)
       let merge = try MergePlanner(request: request).plan(probed)
       if plan {
         let json = try? MediaToolsJSONEncoder().encode(merge)
@@ -287,16 +279,12 @@ struct MediaMergeCommand: ParsableCommand {
       }
       if !diagnostics.quiet { Console.errorText(MergeSummary.plan(merge)) }
       if diagnostics.verbose {
-        Console.errorText("command: \(MergeSummary.commandLine(merge))\n")
+        Console.errorText("the equivalent ffmpeg command: \(MergeSummary.commandLine(merge))\n")
       }
       let executor = MergeExecutor(overwrite: outputFile.force, sync: !outputFile.noSync)
       try executor.checkOutput(merge)
       if dryRun {
         if !diagnostics.quiet { Console.errorText("dry run: nothing was written\n") }
-        return
-      }
-      if inProcess {
-        renderInProcess(merge)
         return
       }
       let bar = ProgressBar(label: outputPath, quiet: diagnostics.quiet)
@@ -309,9 +297,6 @@ struct MediaMergeCommand: ParsableCommand {
         throw error
       }
       bar.finish()
-      if diagnostics.verbose && !result.ffmpegLog.isEmpty {
-        Console.errorText("ffmpeg said:\n\(result.ffmpegLog)")
-      }
       if !diagnostics.quiet { Console.errorText(MergeSummary.result(merge, result)) }
     } catch {
       report(error)

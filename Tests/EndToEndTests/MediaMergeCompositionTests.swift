@@ -159,23 +159,32 @@ import Testing
   }
 }
 
-/// `mediamerge --in-process`: the whole-clip merge rendered by the compositor, with no ffmpeg
-/// executable on `PATH`, gives the pictures the ffmpeg-run merge gives (every frame, ffmpeg's
-/// psnr filter) and the same stream lengths. (The sound is the mixer's: on this branch its
-/// interface yields silence of the exact length, so only the audio stream's length is compared.)
+/// The whole-clip merge, rendered in-process with no ffmpeg executable on `PATH`, against the
+/// ffmpeg command its plan prints for people (`--plan`'s `ffmpeg.arguments` and `stdin`, run by
+/// the test): the same pictures (every frame, ffmpeg's psnr filter), the same stream lengths,
+/// and for a copy the same packets.
 @Suite struct MediaMergeInProcessTests {
-  @Test func inProcessMergeMatchesTheFFmpegRunMerge() throws {
-    let directory = try TemporaryDirectory()
-    let clips = ["landscape", "portrait", "mirrored", "mono44k"].map {
-      "Tests/MergeFixtures/\($0).mp4"
-    }
-    let cli = try run("mediamerge", clips + ["-o", directory.path("cli.mp4"), "--quiet"])
-    #expect(cli.status == 0, "\(cli.stderr)")
+  /// Runs the ffmpeg command `--plan` prints for `arguments`, writing `output`.
+  static func runPlannedCommand(_ arguments: [String], output: String) throws {
+    let planned = try run("mediamerge", ["--plan"] + arguments + ["-o", output])
+    #expect(planned.status == 0, "\(planned.stderr)")
+    let json = try planned.json()
+    var command = try #require(value(json, "ffmpeg", "arguments") as? [String])
+    command[command.count - 1] = output
+    let stdin = (value(json, "ffmpeg", "stdin") as? String).map { Data($0.utf8) }
+    let ran = try run("ffmpeg", Array(command.dropFirst()), stdin: stdin)
+    #expect(ran.status == 0, "\(ran.stderr)")
+  }
+
+  /// Runs mediamerge with an empty `PATH` (no ffmpeg to find).
+  static func runWithoutFFmpeg(_ arguments: [String], in directory: TemporaryDirectory) throws
+    -> (status: Int32, stderr: String)
+  {
     let empty = directory.path("empty-path")
     try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
     let process = Process()
     process.executableURL = productsDirectory.appendingPathComponent("mediamerge")
-    process.arguments = ["--in-process"] + clips + ["-o", directory.path("ours.mp4"), "--quiet"]
+    process.arguments = arguments
     process.currentDirectoryURL = packageRoot
     process.environment = ["PATH": empty]
     let errors = Pipe()
@@ -183,7 +192,18 @@ import Testing
     try process.run()
     let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "\(stderr)")
+    return (process.terminationStatus, stderr)
+  }
+
+  @Test func inProcessMergeMatchesTheFFmpegCommandOfItsPlan() throws {
+    let directory = try TemporaryDirectory()
+    let clips = ["landscape", "portrait", "mirrored", "mono44k"].map {
+      "Tests/MergeFixtures/\($0).mp4"
+    }
+    try Self.runPlannedCommand(clips, output: directory.path("cli.mp4"))
+    let ours = try Self.runWithoutFFmpeg(
+      clips + ["-o", directory.path("ours.mp4"), "--quiet"], in: directory)
+    #expect(ours.status == 0, "\(ours.stderr)")
     let compared = try run(
       "ffmpeg",
       [
@@ -207,38 +227,31 @@ import Testing
     #expect(try streams(directory.path("ours.mp4")) == streams(directory.path("cli.mp4")))
   }
 
-  /// `--in-process --copy` of the copy-compatible pair (both rotated by their display matrix):
-  /// every video packet is the clips' own, with the times and display matrix the ffmpeg-run
+  /// `--copy` of the copy-compatible pair (both rotated by their display matrix): every video
+  /// packet is the clips' own, with the times and display matrix the planned ffmpeg command's
   /// copy gives (the CLI's framemd5 of both outputs: times, sizes and MD5 of every packet).
-  @Test func inProcessCopyMatchesTheFFmpegRunCopy() throws {
+  @Test func inProcessCopyMatchesTheFFmpegCommandOfItsPlan() throws {
     let directory = try TemporaryDirectory()
     let clips = ["Tests/MergeFixtures/pair_a.mp4", "Tests/MergeFixtures/pair_b.mp4"]
-    let cli = try run("mediamerge", ["--copy"] + clips + ["-o", directory.path("cli.mp4"), "-q"])
-    #expect(cli.status == 0, "\(cli.stderr)")
-    let process = Process()
-    process.executableURL = productsDirectory.appendingPathComponent("mediamerge")
-    process.arguments =
-      ["--in-process", "--copy"] + clips + ["-o", directory.path("ours.mp4"), "--quiet"]
-    process.currentDirectoryURL = packageRoot
-    process.environment = ["PATH": directory.path("no-such-folder")]
-    try process.run()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0)
+    try Self.runPlannedCommand(["--copy"] + clips, output: directory.path("cli.mp4"))
+    let ours = try Self.runWithoutFFmpeg(
+      ["--copy"] + clips + ["-o", directory.path("ours.mp4"), "--quiet"], in: directory)
+    #expect(ours.status == 0, "\(ours.stderr)")
     func packets(_ path: String) throws -> [String] {
       try run(
         "ffmpeg", ["-v", "error", "-i", path, "-map", "0:v", "-c", "copy", "-f", "framemd5", "-"]
       )
       .text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
     }
-    let ours = try packets(directory.path("ours.mp4"))
-    #expect(ours.count == 75)
-    #expect(ours == (try packets(directory.path("cli.mp4"))))
+    let copied = try packets(directory.path("ours.mp4"))
+    #expect(copied.count == 75)
+    #expect(copied == (try packets(directory.path("cli.mp4"))))
     func md5s(_ lines: [String]) -> [String] {
       lines.map { String($0.split(separator: ",").last ?? "") }
     }
     var sources: [String] = []
     for clip in clips { sources += md5s(try packets(clip)) }
-    #expect(md5s(ours) == sources)
+    #expect(md5s(copied) == sources)
     let rotation = try run(
       "ffprobe",
       [

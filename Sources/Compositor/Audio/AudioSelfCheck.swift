@@ -17,35 +17,35 @@ import OutputKit
 /// window (its sources seeked there), so the check proves that what was encoded and muxed is
 /// the plan's mix: at the right time (a shifted or truncated track fails at the breakpoints),
 /// with the right gains (a level off by more than the tolerance fails).
-package struct AudioCheck: Codable, Sendable, Equatable {
+public struct AudioCheck: Codable, Sendable, Equatable {
   /// The length of each window in seconds.
-  package var windowSeconds: Double
+  public var windowSeconds: Double
   /// The largest difference between expected and measured level that passes, in dB.
-  package var toleranceDB: Double
+  public var toleranceDB: Double
   /// Below this RMS level (dBFS) a window counts as silence: two silent levels agree.
-  package var silenceDB: Double
+  public var silenceDB: Double
   /// Every window, in time order.
-  package var windows: [AudioCheckWindow]
+  public var windows: [AudioCheckWindow]
   /// True when every window passed.
-  package var ok: Bool
+  public var ok: Bool
 }
 
 /// One window of the audio self-check.
-package struct AudioCheckWindow: Codable, Sendable, Equatable {
+public struct AudioCheckWindow: Codable, Sendable, Equatable {
   /// What it was placed at: `clips[1] middle`, `clips[2] gain breakpoint`,
   /// `audio[0] gain breakpoint`.
-  package var at: String
+  public var at: String
   /// The composition time it was placed at, in seconds.
-  package var time: Double
+  public var time: Double
   /// Where the window starts, in seconds (the time minus half a window, kept inside the
   /// composition).
-  package var start: Double
+  public var start: Double
   /// The RMS level the plan gives there (all channels), dBFS; null for digital silence.
-  @NullEncoded package var expectedDB: Double?
+  @NullEncoded public var expectedDB: Double?
   /// The RMS level of the output's audio there, dBFS; null for digital silence.
-  @NullEncoded package var measuredDB: Double?
+  @NullEncoded public var measuredDB: Double?
   /// Within the tolerance, or both below the silence level.
-  package var ok: Bool
+  public var ok: Bool
 }
 
 /// Runs the audio self-check.

@@ -23,6 +23,10 @@ public struct VideoCheckReport: Codable, Sendable, Equatable {
   public var segments: [SegmentCheck]
   /// What failed, in words.
   public var failures: [String]
+  /// The audio half: the output's level in windows at each segment's middle and each gain
+  /// breakpoint against the plan's mix there (within 1 dB); null when the output has no audio
+  /// to check.
+  @NullEncoded public var audio: AudioCheck? = nil
   /// Seconds the check took.
   public var seconds: Double
 
