@@ -1,0 +1,379 @@
+import AV
+import MediaCore
+import OutputKit
+
+/// A size a picture must fit inside (`--max-size WxH`): it is only ever made smaller, keeping
+/// its shape, as `AVAssetImageGenerator.maximumSize`.
+public struct FitSize: Sendable, Equatable {
+  /// The widest the picture may be.
+  public var width: Int
+  /// The tallest the picture may be.
+  public var height: Int
+
+  /// A bounding box of `width`×`height` pixels.
+  public init(width: Int, height: Int) {
+    self.width = width
+    self.height = height
+  }
+
+  /// The size a `width`×`height` picture takes when fitted inside (never enlarged; at least
+  /// 1×1).
+  public func fit(width w: Int, height h: Int) -> (width: Int, height: Int) {
+    let scale = min(1, Double(width) / Double(w), Double(height) / Double(h))
+    guard scale < 1 else { return (w, h) }
+    return (max(1, Int((Double(w) * scale).rounded())), max(1, Int((Double(h) * scale).rounded())))
+  }
+}
+
+/// One picture taken from an input.
+public struct Grab: Sendable {
+  /// The picture, upright, square pixels, fitted.
+  public var picture: Picture
+  /// The time asked for, in seconds from the input's start (nil for cover art and stills).
+  public var requestedTime: Double?
+  /// The presentation time of the frame returned, in seconds from the input's start (what
+  /// `AVAssetImageGenerator` calls `actualTime`); 0 for a still, nil for cover art.
+  public var actualTime: Double?
+}
+
+/// Takes pictures out of one input: opens it the one way every tool does (`InputOpener`), picks
+/// the video stream (or the cover art), seeks to the keyframe before the time asked for and
+/// decodes up to the frame presented then, and turns it into an upright `Picture` with square
+/// pixels. One grabber reads one input; times asked for in increasing order reuse the decode
+/// when no seek is needed.
+public final class FrameGrabber {
+  let input: InputFile
+  let demuxer: Demuxer
+  let decoder: CodecDecoder
+  let timeBase: Rational
+  let timeout: Double?
+  /// The input's start (`start_time`): times are counted from it, as the ffmpeg CLI's `-ss`.
+  let start: Double
+  /// Frames decoded and not handed out yet (the one after the time last asked for).
+  private var pending: Frame?
+  /// The decoder was drained: no frame comes before the next seek.
+  private var ended = false
+  /// Nothing was read yet: the first frame can be decoded without seeking.
+  private var fresh = true
+  /// The frame last returned (presented at the time last asked for), with its time.
+  private var current: (Frame, time: Double)?
+  /// The longest distance seen between two keyframes (2 s until two were seen): decoding
+  /// forward less than this is cheaper than a seek.
+  private var keyframeInterval = 2.0
+  private var lastKeyframe: Double?
+  private var scalers: [ScalerKey: Scaler] = [:]
+  private var toneMapper: ToneMapper?
+
+  /// The index of the stream pictures come from.
+  public let streamIndex: Int
+  /// The pictures are the input's cover art (an attached picture).
+  public let isCover: Bool
+  /// The input is one still picture (a JPEG, PNG, WebP ... file): every time gives it.
+  public let isStill: Bool
+  /// How the stored pictures are shown: the display matrix (or a JPEG's EXIF orientation).
+  public let orientation: Orientation
+  /// The pixel aspect ratio (nil: square).
+  public let sampleAspectRatio: Rational?
+  /// The video's length in seconds from the input's start (nil: unknown, or a still).
+  public let duration: Double?
+  /// The stream's transfer function is HDR (SMPTE 2084 PQ or ARIB STD-B67 HLG): pictures are
+  /// tone-mapped to SDR BT.709.
+  public let isHDR: Bool
+
+  /// Opens `source` and picks the stream: the first video stream that is not cover art (the
+  /// default one first), or the cover art when `cover` is set.
+  ///
+  /// - Parameter threads: decoder threads (0: FFmpeg's choice).
+  /// - Throws: `FrameError.input` (the probe's code), `.noVideo`, `.noCover`, `.decoder`.
+  public init(source: InputSource, options: OpenOptions, cover: Bool, threads: Int = 0)
+    throws(FrameError)
+  {
+    let input: InputFile
+    do { input = try InputOpener.open(source, options: options) } catch { throw .input(error) }
+    let streams = input.streams
+    let covers = streams.filter { $0.isVideoType && $0.isAttachedPicture }
+    let videos = streams.filter(\.isVideo)
+    let chosen: StreamView
+    if cover {
+      guard let first = covers.first else { throw .noCover }
+      chosen = first
+    } else {
+      guard let first = videos.first(where: \.isDefault) ?? videos.first else {
+        throw .noVideo(hasCover: !covers.isEmpty)
+      }
+      chosen = first
+    }
+    let decoder: CodecDecoder
+    do { decoder = try chosen.openDecoder(threads: Int32(threads)) } catch {
+      throw .decoder(error)
+    }
+    input.discardAll(except: chosen.index)
+    self.input = input
+    self.decoder = decoder
+    demuxer = Demuxer(input)
+    timeBase = chosen.timeBase
+    timeout = options.timeout
+    streamIndex = chosen.index
+    isCover = cover
+    isStill =
+      cover || InputFormats.isImagePipe(input.formatName) || input.formatName == "image2"
+    start = isStill ? 0 : (input.startSeconds ?? 0)
+    let info = chosen.videoInfo(isCoverArt: cover)
+    sampleAspectRatio = info.sampleAspectRatio
+    if isStill && !cover, let exif = JPEGOrientation.read(input.source) {
+      orientation = Orientation(
+        transform: JPEGOrientation.transform(exif, width: chosen.width, height: chosen.height),
+        width: chosen.width, height: chosen.height, sampleAspectRatio: info.sampleAspectRatio)
+    } else {
+      orientation = info.orientation
+    }
+    if isStill {
+      duration = nil
+    } else if let length = chosen.duration, let first = chosen.startTime {
+      duration = Double((first + length) * timeBase.num) / Double(timeBase.den) - start
+    } else {
+      duration = input.durationSeconds
+    }
+    isHDR = info.hdr != nil
+  }
+
+  /// The frame presented at `seconds` (from the input's start): the last frame whose
+  /// presentation time is at or before it, decoded from the keyframe before it (the first frame
+  /// when `seconds` comes before it). With a `tolerance`, the keyframe nearest `seconds` within
+  /// that many seconds either way is taken when there is one (no decoding past it), as
+  /// `AVAssetImageGenerator`'s `requestedTimeToleranceBefore/After`. Times asked for in
+  /// increasing order decode forward instead of seeking while the next time is less than a
+  /// keyframe interval ahead.
+  ///
+  /// - Throws: `FrameError.pastEnd` when `seconds` lies past the video's end, `.noFrame` when
+  ///   nothing decodes, `.interrupted`, `.timeout`.
+  package func frame(at seconds: Double, tolerance: Double? = nil) throws(FrameError) -> (
+    Frame, time: Double
+  ) {
+    if isStill {
+      if current == nil {
+        guard let frame = try nextFrame() else { throw .noFrame("the picture did not decode") }
+        current = (frame, 0)
+      }
+      return current!
+    }
+    if let duration, seconds > duration + 1e-9 {
+      throw .pastEnd(requested: seconds, duration: duration)
+    }
+    let limit = seconds + 1e-9
+    if let tolerance, tolerance > 0 {
+      if let current, abs(current.time - seconds) <= tolerance + 1e-9 { return current }
+      if let found = try keyframe(near: seconds, within: tolerance) { return found }
+    }
+    if let current, current.time <= limit {
+      let next = pending.map(time(of:))
+      if next.map({ $0 > limit }) ?? ended { return current }  // still presented at `seconds`
+      let ahead = seconds - (next ?? current.time)
+      if ahead >= keyframeInterval { try seek(toSeconds: seconds, within: nil) }
+    } else if !(fresh && seconds <= 0) {
+      try seek(toSeconds: seconds, within: nil)
+    }
+    while true {
+      let frame: Frame
+      if let waiting = pending {
+        frame = waiting
+        pending = nil
+      } else if let decoded = try nextFrame() {
+        frame = decoded
+      } else {
+        break  // the end: the last frame stays presented
+      }
+      let time = self.time(of: frame)
+      if time > limit && current != nil {
+        pending = frame
+        break
+      }
+      current = (frame, time)
+      if time > limit { break }  // the first frame comes after `seconds`: it shows until then
+    }
+    guard let current else {
+      throw .noFrame("no frame at or before \(fixed(seconds, places: 3)) s")
+    }
+    return current
+  }
+
+  /// The keyframe nearest `seconds` within `tolerance`, decoded; nil when there is none.
+  private func keyframe(near seconds: Double, within tolerance: Double) throws(FrameError) -> (
+    Frame, time: Double
+  )? {
+    do {
+      try seek(toSeconds: seconds, within: tolerance)
+    } catch .decoder {
+      return nil  // no keyframe in the range
+    }
+    guard let frame = try nextFrame() else { return nil }
+    let time = self.time(of: frame)
+    guard abs(time - seconds) <= tolerance + 1e-9 else {
+      pending = frame
+      return nil
+    }
+    current = (frame, time)
+    return current
+  }
+
+  private func seek(toSeconds seconds: Double, within tolerance: Double?) throws(FrameError) {
+    let target = Int64(((start + seconds) * 1_000_000).rounded(.down))
+    do {
+      if let tolerance {
+        let slack = Int64((tolerance * 1_000_000).rounded(.down))
+        try input.seek(toMicroseconds: target, within: (target - slack)...(target + slack))
+      } else {
+        try input.seek(toMicroseconds: target)
+      }
+    } catch {
+      if tolerance != nil { throw .decoder(error) }
+      if !fresh { throw .noFrame("the input cannot seek: \(error.message)") }
+      return  // a stream that cannot seek is decoded from its start
+    }
+    decoder.flush()
+    pending = nil
+    current = nil
+    lastKeyframe = nil
+    ended = false
+    fresh = false
+  }
+
+  /// The presentation time of `frame` in seconds from the input's start.
+  func time(of frame: Frame) -> Double {
+    guard let stamp = frame.bestEffortTimestamp ?? frame.pts else { return current?.time ?? 0 }
+    return Double(stamp * timeBase.num) / Double(timeBase.den) - start
+  }
+
+  /// The next frame the decoder gives, reading packets as needed; nil at the end.
+  func nextFrame() throws(FrameError) -> Frame? {
+    var failures = 0
+    while true {
+      let frame = Frame()
+      do {
+        if try decoder.receive(into: frame) {
+          fresh = false
+          if frame.isKeyFrame {
+            let time = time(of: frame)
+            if let last = lastKeyframe, time > last {
+              keyframeInterval = max(keyframeInterval, time - last)
+            }
+            lastKeyframe = time
+          }
+          return frame
+        }
+      } catch {
+        failures += 1
+        if failures > 1000 { throw .decoder(error) }
+        continue
+      }
+      if ended { return nil }
+      let next: Demuxer.Next
+      do { next = try demuxer.next() } catch {
+        switch error {
+        case .interrupted: throw .interrupted
+        case .timedOut: throw .timeout(seconds: timeout)
+        }
+      }
+      switch next {
+      case .packet:
+        guard demuxer.packet.streamIndex == streamIndex else { continue }
+        do { try decoder.send(demuxer.packet) } catch {
+          failures += 1
+          if failures > 1000 { throw .decoder(error) }
+        }
+      case .end, .failed:
+        try? decoder.send(nil)
+        ended = true
+      }
+    }
+  }
+}
+
+extension FrameGrabber {
+  /// The size a frame of `width`×`height` is shown at: the pixel aspect ratio applied to the
+  /// width, turned by the orientation, fitted inside `maxSize`.
+  public func displaySize(width: Int, height: Int, maxSize: FitSize?) -> (width: Int, height: Int) {
+    var w = width
+    if let sar = sampleAspectRatio, sar.num > 0, sar.num != sar.den {
+      w = max(1, Int((Double(width) * sar.value).rounded()))
+    }
+    var shown = orientation.rotation % 180 == 0 ? (w, height) : (height, w)
+    if let maxSize { shown = maxSize.fit(width: shown.0, height: shown.1) }
+    return shown
+  }
+
+  /// The frame as an upright picture with square pixels, fitted inside `maxSize`: HDR frames
+  /// tone-mapped to SDR first, then converted to R'G'B' by libswscale (the frame's matrix and
+  /// range; bicubic), then turned by the orientation.
+  ///
+  /// - Throws: `FrameError.filter` when the conversion fails.
+  package func picture(of frame: Frame, maxSize: FitSize?) throws(FrameError) -> Picture {
+    var source = frame
+    if isHDR || frame.color.transfer == .pq || frame.color.transfer == .hlg {
+      if toneMapper == nil { toneMapper = ToneMapper() }
+      source = try toneMapper!.map(frame)
+    }
+    guard let format = source.pixelFormat else {
+      throw .noFrame("the decoded frame has no picture")
+    }
+    let shown = displaySize(width: source.width, height: source.height, maxSize: maxSize)
+    let stored = orientation.rotation % 180 == 0 ? shown : (shown.1, shown.0)
+    let color = source.color
+    let range: ColorRange =
+      color.range == .full || format.name.hasPrefix("yuvj") ? .full : .limited
+    let key = ScalerKey(
+      source: ImageFormat(
+        width: source.width, height: source.height, pixelFormat: format, matrix: color.matrix,
+        range: range),
+      width: stored.0, height: stored.1)
+    let scaler: Scaler
+    if let cached = scalers[key] {
+      scaler = cached
+    } else {
+      do {
+        scaler = try Scaler(
+          from: key.source,
+          to: ImageFormat(width: stored.0, height: stored.1, pixelFormat: .rgb24),
+          interpolation: .bicubic)
+      } catch {
+        throw .filter("cannot convert the \(format) picture to RGB", error)
+      }
+      scalers[key] = scaler
+    }
+    let rgb: Frame
+    do { rgb = try scaler.scale(source) } catch {
+      throw .filter("cannot convert the \(format) picture to RGB", error)
+    }
+    var pixels = [UInt8](repeating: 0, count: stored.0 * stored.1 * 3)
+    let rowBytes = stored.0 * 3
+    pixels.withUnsafeMutableBytes { target in
+      for row in 0..<stored.1 {
+        rgb.withRow(row) { line in
+          target.baseAddress!.advanced(by: row * rowBytes).copyMemory(
+            from: line.baseAddress!, byteCount: rowBytes)
+        }
+      }
+    }
+    return Picture(width: stored.0, height: stored.1, pixels: pixels)
+      .oriented(rotation: orientation.rotation, mirrored: orientation.mirrored)
+  }
+
+  /// The picture presented at `seconds`, ready to write.
+  ///
+  /// - Throws: what `frame(at:tolerance:)` and `picture(of:maxSize:)` throw.
+  public func grab(at seconds: Double, tolerance: Double? = nil, maxSize: FitSize?)
+    throws(FrameError) -> Grab
+  {
+    let (frame, time) = try self.frame(at: seconds, tolerance: tolerance)
+    return Grab(
+      picture: try picture(of: frame, maxSize: maxSize),
+      requestedTime: isStill ? nil : seconds, actualTime: isCover ? nil : time)
+  }
+}
+
+/// A scaler's source format and output size.
+struct ScalerKey: Hashable {
+  var source: ImageFormat
+  var width: Int
+  var height: Int
+}
