@@ -51,8 +51,11 @@ public final class FrameGrabber {
   let start: Double
   /// Frames decoded and not handed out yet (the one after the time last asked for).
   private var pending: Frame?
-  /// The decoder was drained: no frame comes before the next seek.
+  /// The input ended: the decoder is drained, and no frame comes after its last before the
+  /// next seek.
   private var ended = false
+  /// The packet read last (or the end, when `ended`) is still to be sent to the decoder.
+  private var unsent = false
   /// Nothing was read yet: the first frame can be decoded without seeking.
   private var fresh = true
   /// The frame last returned (presented at the time last asked for), with its time.
@@ -61,9 +64,13 @@ public final class FrameGrabber {
   /// forward less than this is cheaper than a seek.
   private var keyframeInterval = 2.0
   private var lastKeyframe: Double?
+  /// The decoder stands where exact decoding may go on (false after a tolerance's seeks).
+  private var positionValid = true
   private var scalers: [ScalerKey: Scaler] = [:]
   private var toneMapper: ToneMapper?
 
+  /// The stream reorders frames (B-frames): seeks start earlier, as the ffmpeg CLI's.
+  let hasDelay: Bool
   /// The index of the stream pictures come from.
   public let streamIndex: Int
   /// The pictures are the input's cover art (an attached picture).
@@ -114,6 +121,7 @@ public final class FrameGrabber {
     timeBase = chosen.timeBase
     timeout = options.timeout
     streamIndex = chosen.index
+    hasDelay = chosen.videoDelay > 0
     isCover = cover
     isStill =
       cover || InputFormats.isImagePipe(input.formatName) || input.formatName == "image2"
@@ -165,13 +173,15 @@ public final class FrameGrabber {
       if let current, abs(current.time - seconds) <= tolerance + 1e-9 { return current }
       if let found = try keyframe(near: seconds, within: tolerance) { return found }
     }
-    if let current, current.time <= limit {
+    if !positionValid {
+      try seek(toSeconds: seconds)
+    } else if let current, current.time <= limit {
       let next = pending.map(time(of:))
       if next.map({ $0 > limit }) ?? ended { return current }  // still presented at `seconds`
       let ahead = seconds - (next ?? current.time)
-      if ahead >= keyframeInterval { try seek(toSeconds: seconds, within: nil) }
+      if ahead >= keyframeInterval { try seek(toSeconds: seconds) }
     } else if !(fresh && seconds <= 0) {
-      try seek(toSeconds: seconds, within: nil)
+      try seek(toSeconds: seconds)
     }
     while true {
       let frame: Frame
@@ -197,36 +207,56 @@ public final class FrameGrabber {
     return current
   }
 
-  /// The keyframe nearest `seconds` within `tolerance`, decoded; nil when there is none.
+  /// The keyframe nearest `seconds` within `tolerance`, decoded; nil when there is none. Two
+  /// seeks find the keyframes on either side (libavformat's `avformat_seek_file` takes the one
+  /// in the seek direction, not the nearest); the earlier wins a tie. The decode is left where
+  /// the second seek put it, so the next exact time seeks again.
   private func keyframe(near seconds: Double, within tolerance: Double) throws(FrameError) -> (
     Frame, time: Double
   )? {
-    do {
-      try seek(toSeconds: seconds, within: tolerance)
-    } catch .decoder {
-      return nil  // no keyframe in the range
+    var found: (Frame, time: Double)?
+    if (try? seek(toSeconds: seconds, within: (tolerance, 0))) != nil, let frame = try nextFrame() {
+      let time = self.time(of: frame)
+      if time <= seconds + 1e-9 && seconds - time <= tolerance + 1e-9 { found = (frame, time) }
     }
-    guard let frame = try nextFrame() else { return nil }
-    let time = self.time(of: frame)
-    guard abs(time - seconds) <= tolerance + 1e-9 else {
-      pending = frame
-      return nil
+    if found.map({ $0.time < seconds - 1e-9 }) ?? true,
+      (try? seek(toSeconds: seconds, within: (0, tolerance))) != nil, let frame = try nextFrame()
+    {
+      let time = self.time(of: frame)
+      if time >= seconds - 1e-9 && time - seconds <= tolerance + 1e-9
+        && found.map({ time - seconds < seconds - $0.time }) ?? true
+      {
+        found = (frame, time)
+      }
     }
-    current = (frame, time)
-    return current
+    positionValid = false
+    current = nil
+    pending = nil
+    return found
   }
 
-  private func seek(toSeconds seconds: Double, within tolerance: Double?) throws(FrameError) {
-    let target = Int64(((start + seconds) * 1_000_000).rounded(.down))
+  /// Seeks to the keyframe at or before `seconds` (as the ffmpeg CLI's -ss), or with `range`
+  /// (seconds before, after) to one within it, and resets the decoder.
+  private func seek(toSeconds seconds: Double, within range: (Double, Double)? = nil)
+    throws(FrameError)
+  {
+    var target = Int64(((start + seconds) * 1_000_000).rounded(.down))
     do {
-      if let tolerance {
-        let slack = Int64((tolerance * 1_000_000).rounded(.down))
-        try input.seek(toMicroseconds: target, within: (target - slack)...(target + slack))
+      if let range {
+        let low = target - Int64((range.0 * 1_000_000).rounded(.down))
+        let high = target + Int64((range.1 * 1_000_000).rounded(.down))
+        try input.seek(toMicroseconds: target, within: low...high)
       } else {
+        // As the ffmpeg CLI's -ss: a stream with B-frames is sought 3/23 s early, since
+        // demuxers seek by decoding time, and a frame just after an open GOP's keyframe may
+        // need the frames before it (x264's open-gop: an MMCO naming a picture of the previous
+        // GOP makes the decoder drop the last frame of numbers_open.mkv when decoding starts
+        // at its keyframe).
+        if hasDelay { target -= 3 * 1_000_000 / 23 }
         try input.seek(toMicroseconds: target)
       }
     } catch {
-      if tolerance != nil { throw .decoder(error) }
+      if range != nil { throw .decoder(error) }
       if !fresh { throw .noFrame("the input cannot seek: \(error.message)") }
       return  // a stream that cannot seek is decoded from its start
     }
@@ -235,7 +265,9 @@ public final class FrameGrabber {
     current = nil
     lastKeyframe = nil
     ended = false
+    unsent = false
     fresh = false
+    positionValid = true
   }
 
   /// The presentation time of `frame` in seconds from the input's start.
@@ -244,7 +276,9 @@ public final class FrameGrabber {
     return Double(stamp * timeBase.num) / Double(timeBase.den) - start
   }
 
-  /// The next frame the decoder gives, reading packets as needed; nil at the end.
+  /// The next frame the decoder gives, reading packets as needed; nil at the end. A packet (or
+  /// the end) the decoder cannot take yet (`EAGAIN`: its frame threads are busy) is sent again
+  /// once a frame was received.
   func nextFrame() throws(FrameError) -> Frame? {
     var failures = 0
     while true {
@@ -266,6 +300,19 @@ public final class FrameGrabber {
         if failures > 1000 { throw .decoder(error) }
         continue
       }
+      if unsent {
+        do {
+          try decoder.send(ended ? nil : demuxer.packet)
+          unsent = false
+        } catch  where error.isTryAgain {
+          continue  // receive first
+        } catch {
+          unsent = false  // the packet is lost, as the ffmpeg CLI skips it
+          failures += 1
+          if failures > 1000 { throw .decoder(error) }
+        }
+        continue
+      }
       if ended { return nil }
       let next: Demuxer.Next
       do { next = try demuxer.next() } catch {
@@ -277,13 +324,10 @@ public final class FrameGrabber {
       switch next {
       case .packet:
         guard demuxer.packet.streamIndex == streamIndex else { continue }
-        do { try decoder.send(demuxer.packet) } catch {
-          failures += 1
-          if failures > 1000 { throw .decoder(error) }
-        }
+        unsent = true
       case .end, .failed:
-        try? decoder.send(nil)
         ended = true
+        unsent = true
       }
     }
   }

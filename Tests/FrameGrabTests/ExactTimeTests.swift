@@ -1,0 +1,64 @@
+import Foundation
+import FrameGrab
+import Testing
+
+/// `--at T` returns the frame presented at T: the last whose presentation time is at or before
+/// T. numbers.mp4 is 10 fps (frame N from N/10 s), 30 frames, keyframes every 10 frames,
+/// B-frames; numbers_open.mkv is 25 fps with open GOPs. Frame N's colour names N
+/// (construction), and the picture equals the ffmpeg CLI's decode of frame N
+/// (`select=eq(n\,N)`).
+@Suite struct ExactTimeTests {
+  static let cases: [(Double, Int)] = [
+    (0, 0), (0.0999, 0), (0.1, 1), (0.25, 2), (0.9999, 9), (1.0, 10), (1.05, 10), (1.9, 19),
+    (2.95, 29), (3.0, 29),
+  ]
+
+  @Test(arguments: cases)
+  func frameAtTime(time: Double, expected: Int) throws {
+    let grab = try grabber(fixture("numbers.mp4")).grab(at: time, maxSize: nil)
+    #expect(frameNumber(grab.picture) == expected)
+    #expect(grab.actualTime == Double(expected) / 10)
+    #expect(grab.requestedTime == time)
+    let oracle = try ffmpegPicture(
+      fixture("numbers.mp4"), filters: "select=eq(n\\,\(expected))", width: 64)
+    #expect(psnr(grab.picture, oracle) > 40)
+  }
+
+  @Test func oneGrabberForwardAndBack() throws {
+    // Times in increasing order decode forward; going back seeks. Both give exact frames.
+    let source = try grabber(fixture("numbers.mp4"))
+    for (time, expected) in Self.cases + Self.cases.reversed() {
+      let grab = try source.grab(at: time, maxSize: nil)
+      #expect(frameNumber(grab.picture) == expected, "at \(time)")
+    }
+  }
+
+  @Test(arguments: [(0.0, 0), (0.039, 0), (0.04, 1), (0.5, 12), (0.52, 13), (1.23, 30), (1.99, 49)])
+  func openGOPMatroska(time: Double, expected: Int) throws {
+    let grab = try grabber(fixture("numbers_open.mkv")).grab(at: time, maxSize: nil)
+    #expect(frameNumber(grab.picture) == expected)
+    let oracle = try ffmpegPicture(
+      fixture("numbers_open.mkv"), filters: "select=eq(n\\,\(expected))", width: 64)
+    #expect(psnr(grab.picture, oracle) > 40)
+  }
+
+  @Test func pastTheEnd() throws {
+    #expect(throws: FrameError.pastEnd(requested: 3.5, duration: 3.0)) {
+      try grabber(fixture("numbers.mp4")).grab(at: 3.5, maxSize: nil)
+    }
+    let error = FrameError.pastEnd(requested: 3.5, duration: 3.0)
+    #expect(error.code == "time_past_end")
+    #expect(error.message.contains("3.000 s"))
+  }
+
+  /// Keyframes at 0, 1, 2 s: the nearest one within the tolerance, else the exact frame.
+  @Test(arguments: [
+    (1.3, 0.5, 1.0), (1.7, 0.5, 2.0), (1.5, 0.2, 1.5), (0.4, 0.4, 0.0), (2.4, 1.0, 2.0),
+  ])
+  func tolerance(time: Double, tolerance: Double, expected: Double) throws {
+    let grab = try grabber(fixture("numbers.mp4")).grab(
+      at: time, tolerance: tolerance, maxSize: nil)
+    #expect(grab.actualTime == expected)
+    #expect(frameNumber(grab.picture) == Int((expected * 10).rounded()))
+  }
+}
