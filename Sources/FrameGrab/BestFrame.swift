@@ -3,8 +3,8 @@ import MediaCore
 /// The representative frame of a video's opening (`--best`), never a black, blank or blurred
 /// one when a better one exists. The rule:
 ///
-/// 1. The window is the first `window` seconds (default: 10 % of the duration; the whole
-///    video when the duration is unknown... or 10 s).
+/// 1. The window is the first `window` seconds (default: 10 % of the duration; 10 s when the
+///    duration is unknown).
 /// 2. 24 candidates: the frames presented at the middles of 24 equal parts of the window.
 /// 3. Each candidate is measured on its luma (BT.601 weights) at a size fitting 256×256:
 ///    a candidate whose luma standard deviation is under 10 levels (variance under 100) is
@@ -29,6 +29,13 @@ public enum BestFrame {
     public var variance: Double
     /// The variance of the luma's Laplacian.
     public var sharpness: Double
+
+    /// A measure from its parts.
+    public init(time: Double, variance: Double, sharpness: Double) {
+      self.time = time
+      self.variance = variance
+      self.sharpness = sharpness
+    }
   }
 
   /// The luma variance and the Laplacian variance of `picture`.
@@ -70,7 +77,7 @@ public enum BestFrame {
     throws(FrameError) -> Grab
   {
     if grabber.isStill { return try grabber.grab(at: 0, maxSize: maxSize) }
-    let duration = grabber.duration ?? 100
+    let duration = grabber.duration ?? 100  // unknown: 10 % of it is 10 s
     let span = min(window ?? duration / 10, duration)
     var measures: [Measure] = []
     var seen = Set<Double>()

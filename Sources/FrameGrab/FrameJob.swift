@@ -17,7 +17,7 @@ public enum TimeSeries: Sendable, Equatable {
       guard step > 0 else { return [0] }
       var times: [Double] = []
       var index = 0
-      while Double(index) * step < duration || index == 0 {
+      while Double(index) * step < duration - 1e-9 || index == 0 {
         times.append(Double(index) * step)
         index += 1
       }
