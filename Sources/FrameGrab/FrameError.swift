@@ -24,6 +24,9 @@ public enum FrameError: ToolError, Equatable {
   case encoder(String, FFmpegError)
   /// The output's name says no image format this tool writes (`unsupported_output`).
   case unsupportedOutput(String)
+  /// The audio of `--waveform` could not be read; the code is the extraction's
+  /// (`no_audio_stream`, `no_decodable_audio`, `decoder_error`, the probe's input codes).
+  case audio(ExtractError)
   /// The options do not fit this input (`invalid_option`).
   case invalidOption(String)
   /// Writing the output failed; the code is the output file's own (`output_exists`,
@@ -38,6 +41,7 @@ public enum FrameError: ToolError, Equatable {
   public var code: String {
     switch self {
     case .input(let error): error.code
+    case .audio(let error): error.code
     case .noVideo: "no_video"
     case .noCover: "no_cover"
     case .pastEnd: "time_past_end"
@@ -57,6 +61,7 @@ public enum FrameError: ToolError, Equatable {
   public var message: String {
     switch self {
     case .input(let error): error.message
+    case .audio(let error): error.message
     case .noVideo(let hasCover):
       hasCover
         ? "no video stream (the file has cover art: --cover writes it)" : "no video stream"
@@ -83,6 +88,7 @@ public enum FrameError: ToolError, Equatable {
   public var cause: ErrorCause? {
     switch self {
     case .input(let error): error.cause
+    case .audio(let error): error.cause
     case .decoder(let error), .filter(_, let error), .encoder(_, let error): error.cause
     case .output(let error): error.cause
     default: nil

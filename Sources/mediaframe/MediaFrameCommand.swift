@@ -140,6 +140,35 @@ struct MediaFrameCommand: ParsableCommand {
       valueName: "S"))
   var bestWindow: Double?
 
+  @Option(
+    help: ArgumentHelp(
+      "Write the audio's waveform instead: FILE.json, FILE.dat (BBC audiowaveform's formats) or FILE.png; json, dat or png alone names it after each input.",
+      valueName: "file"))
+  var waveform: String?
+
+  @Option(help: ArgumentHelp("Samples per waveform bin (default 256).", valueName: "n"))
+  var samplesPerPixel: Int = 256
+
+  @Option(
+    help: ArgumentHelp("Waveform data resolution: 8 or 16 bits (default 16).", valueName: "bits"))
+  var bits: Int = 16
+
+  @Flag(help: "One waveform per channel instead of the channels merged.")
+  var splitChannels = false
+
+  @Option(help: ArgumentHelp("The waveform picture's size (default 1000x200).", valueName: "WxH"))
+  var waveformSize: SizeArgument?
+
+  @Option(help: ArgumentHelp("The waveform's colour (default 3C78D8).", valueName: "RRGGBB"))
+  var waveformColor: ColorArgument?
+
+  @Option(
+    help: ArgumentHelp("The waveform picture's ground (default FFFFFF).", valueName: "RRGGBB"))
+  var backgroundColor: ColorArgument?
+
+  @Flag(help: "Draw the waveform's heights in decibels (-48 to 0 dBFS) instead of linearly.")
+  var dbScale = false
+
   @OptionGroup var outputFile: OutputFileOptions
 
   @OptionGroup var parallel: ParallelOptions
@@ -163,10 +192,13 @@ struct MediaFrameCommand: ParsableCommand {
       throw ValidationError("-o and --output-dir cannot be combined")
     }
     if inputs.contains("-") { throw ValidationError("mediaframe reads files, not standard input") }
-    let modes = [at != nil, every != nil || count != nil, sheet != nil, best, cover]
+    let modes = [
+      at != nil, every != nil || count != nil, sheet != nil, best, cover, waveform != nil,
+    ]
     if modes.filter({ $0 }).count > 1 && !(sheet != nil && (every != nil || count != nil)) {
       throw ValidationError(
-        "--at, --every/--count, --sheet, --best and --cover are different pictures: give one")
+        "--at, --every/--count, --sheet, --best, --cover and --waveform are different pictures: "
+          + "give one")
     }
     if every != nil && count != nil {
       throw ValidationError("--every and --count cannot be combined")
@@ -191,6 +223,20 @@ struct MediaFrameCommand: ParsableCommand {
     if let sheet, sheet.width * sheet.height > 400 {
       throw ValidationError("--sheet has at most 400 tiles")
     }
+    if let waveform {
+      if WaveformJob.Kind(rawValue: waveform) == nil && WaveformJob.Kind(path: waveform) == nil {
+        throw ValidationError("--waveform takes FILE.json, FILE.dat, FILE.png, or json, dat, png")
+      }
+      if WaveformJob.Kind(rawValue: waveform) == nil && (inputs.count > 1 || input.filesFrom != nil)
+      {
+        throw ValidationError("--waveform FILE takes one input; give json, dat or png for several")
+      }
+      if output != nil { throw ValidationError("--waveform names its own output; drop -o") }
+    }
+    if bits != 8 && bits != 16 { throw ValidationError("--bits must be 8 or 16") }
+    if !(2...1_000_000).contains(samplesPerPixel) {
+      throw ValidationError("--samples-per-pixel must be between 2 and 1000000")
+    }
     if let output, FrameGrab.ImageKind(path: output) == nil {
       throw ValidationError(
         "cannot tell the image format of \(output): name it .jpg, .jpeg, .png or .webp")
@@ -212,12 +258,13 @@ struct MediaFrameCommand: ParsableCommand {
   /// Where the pictures of `input` go (a pattern for a series).
   func outputPath(for input: String) -> String {
     if let output { return output }
+    if let waveform, WaveformJob.Kind(rawValue: waveform) == nil { return waveform }
     let name = input.split(separator: "/").last.map(String.init) ?? input
     let stem = name.lastIndex(of: ".").map { String(name[..<$0]) } ?? name
     var file = stem
     if case .series = mode { file += "_%03d" }
     if case .sheet = mode { file += "_sheet" }
-    file += "." + format.rawValue
+    file += "." + (waveform.flatMap(WaveformJob.Kind.init(rawValue:))?.rawValue ?? format.rawValue)
     if let outputDir { return (outputDir.hasSuffix("/") ? outputDir : outputDir + "/") + file }
     let directory = input.lastIndex(of: "/").map { String(input[...$0]) } ?? ""
     return directory + file
@@ -243,11 +290,25 @@ struct MediaFrameCommand: ParsableCommand {
     let failures = Mutex(0)
     let command = self
     let job = options
+    var style = WaveformStyle()
+    if let size = waveformSize { (style.width, style.height) = (size.width, size.height) }
+    if let color = waveformColor { style.color = color.rgb }
+    if let color = backgroundColor { style.background = color.rgb }
+    style.decibels = dbScale
+    let drawing = style
     orderedParallel(workers: workers, next: inputs.next) {
       (_: Int, path: InputPath) -> (String, [String], FrameError?) in
       var lines: [String] = []
       let display = path.display
       do throws(FrameError) {
+        if command.waveform != nil {
+          let record = try WaveformJob.run(
+            .file(path.name), input: display, output: command.outputPath(for: path.name),
+            open: job.open, samplesPerPixel: command.samplesPerPixel, bits: command.bits,
+            split: command.splitChannels, style: drawing, overwrite: job.overwrite,
+            sync: job.sync)
+          return (display, [encodeLine(record)], nil as FrameError?)
+        }
         try FrameJob.run(
           .file(path.name), input: display, output: command.outputPath(for: path.name),
           options: job
@@ -281,6 +342,17 @@ func encodeLine(_ value: some Encodable) -> String {
 /// The image format of outputs named by the tool (`--output-dir`, beside the input).
 enum OutputFormat: String, CaseIterable, ExpressibleByArgument {
   case jpg, png, webp
+}
+
+/// `RRGGBB` on the command line (hexadecimal, an optional leading `#`).
+struct ColorArgument: ExpressibleByArgument, Sendable {
+  var rgb: (UInt8, UInt8, UInt8)
+
+  init?(argument: String) {
+    let hex = argument.hasPrefix("#") ? String(argument.dropFirst()) : argument
+    guard hex.count == 6, let value = UInt32(hex, radix: 16) else { return nil }
+    rgb = (UInt8(value >> 16), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF))
+  }
 }
 
 /// `WxH` on the command line (`640x360`, `4x4`).
