@@ -198,6 +198,7 @@ public struct WaveformStyle: Sendable, Equatable {
   /// The default style: 1000×200, blue on white, linear.
   public init() {}
 
+  /// Two styles draw alike.
   public static func == (a: WaveformStyle, b: WaveformStyle) -> Bool {
     a.width == b.width && a.height == b.height && a.color == b.color
       && a.background == b.background && a.decibels == b.decibels
