@@ -23,7 +23,13 @@
 #     (libx264 veryfast CRF 23, AAC at its default rate, -threads 2, decoders on auto; the two
 #     outputs must hash equal), and a remux (MKV -> MP4 +faststart) against `ffmpeg -c copy`:
 #     wall and CPU time (best of 3, alternating), their ratios (target <= 1.0), peak RSS of both.
-#   Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render]   (make bench builds the release binaries first)
+#   frame: mediaframe against the ffmpeg CLI run once per picture (`ffmpeg -ss T -i F -frames:v 1`)
+#     and ffmpegthumbnailer run once per picture: 20 thumbnails of one 60 s 720p clip in one call,
+#     and one poster of each of 200 files (target >= 10x faster than the ffmpeg loop); a 10x10
+#     contact sheet against ffmpeg's fps,scale,tile (target <= 0.3x: seek, do not decode it all);
+#     a waveform of 30 min of AAC against showwavespic (target <= 0.5x) and its peak RSS for 1
+#     and 60 minutes (flat).
+#   Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render|frame]   (make bench builds the release binaries first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
@@ -374,6 +380,57 @@ bench_render() {
   rm -f "$work"/ours.mp4 "$work"/ffmpeg.mp4
 }
 
+bench_frame() {
+  local frame="$bin/mediaframe" ff=(ffmpeg -nostdin -v error -y)
+  [ -x "$frame" ] || swift build -c release --static-swift-stdlib --product mediaframe >/dev/null
+  echo "== making a 60 s 1280x720 25 fps H.264 clip (x264 ultrafast, a keyframe every 250 frames)"
+  "${ff[@]}" -f lavfi -i "testsrc2=size=1280x720:rate=25:duration=60" -c:v libx264 -preset ultrafast \
+    -pix_fmt yuv420p "$work/720p.mp4"
+  local times=() i
+  for i in $(seq 0 19); do times+=("$(echo "($i + 0.5) * 3" | bc -l)"); done
+  best3() { local best=999 t0 t1 d; for _ in 1 2 3; do t0=$EPOCHREALTIME; "$@" >/dev/null 2>&1 || true; t1=$EPOCHREALTIME; d=$(elapsed "$t0" "$t1"); best=$(echo "if ($d < $best) $d else $best" | bc -l); done; echo "$best"; }
+  ffmpeg_loop() { local i=0 t; for t in "${times[@]}"; do "${ff[@]}" -ss "$t" -i "$work/720p.mp4" -frames:v 1 -vf scale=160:-2 "$work/ff_$i.jpg"; i=$((i + 1)); done; }
+  thumbnailer_loop() { local i=0 t; for t in "${times[@]}"; do ffmpegthumbnailer -i "$work/720p.mp4" -o "$work/th_$i.jpg" -s 160 -t "$(printf '00:00:%02d' "${t%.*}")" 2>/dev/null; i=$((i + 1)); done; }
+  echo "== 20 thumbnails (160 px) of one file, at the middles of 20 equal parts (best of 3)"
+  local ours theirs thumbs
+  ours=$(best3 "$frame" "$work/720p.mp4" --count 20 --max-size 160x160 --force --no-sync -o "$work/mf_%02d.jpg")
+  theirs=$(best3 ffmpeg_loop)
+  printf 'mediaframe --count 20: %.3f s; 20 x ffmpeg -ss T -i F -frames:v 1: %.3f s; ffmpeg / mediaframe = %.1fx\n' \
+    "$ours" "$theirs" "$(echo "$theirs / $ours" | bc -l)"
+  if command -v ffmpegthumbnailer >/dev/null; then
+    thumbs=$(best3 thumbnailer_loop)
+    printf '20 x ffmpegthumbnailer -s 160 -t T: %.3f s; ffmpegthumbnailer / mediaframe = %.1fx\n' \
+      "$thumbs" "$(echo "$thumbs / $ours" | bc -l)"
+  fi
+  echo "== one poster (160 px, at 0.5 s) of each of 200 files"
+  mkdir -p "$work/posters" "$work/p200"
+  mapfile -t clips < <(ls Tests/Fixtures/*.mp4 Tests/Fixtures/*.mkv | grep -v hostile_ | grep -v fragmented_partial)
+  for i in $(seq 0 199); do cp "${clips[$((i % ${#clips[@]}))]}" "$work/p200/$(printf '%03d' "$i")_$(basename "${clips[$((i % ${#clips[@]}))]}")"; done
+  posters_loop() { local f; for f in "$work"/p200/*; do "${ff[@]}" -ss 0.5 -i "$f" -frames:v 1 -vf scale=160:-2 "$work/posters/$(basename "$f").jpg"; done; }
+  local one two
+  one=$(best3 "$frame" --jobs 1 --at 0.5 --max-size 160x160 --force --no-sync --output-dir "$work/posters" "$work"/p200/*)
+  two=$(best3 "$frame" --jobs 2 --at 0.5 --max-size 160x160 --force --no-sync --output-dir "$work/posters" "$work"/p200/*)
+  theirs=$(best3 posters_loop)
+  printf 'mediaframe --jobs 1: %.3f s, --jobs 2: %.3f s; ffmpeg loop %.3f s; loop / mediaframe --jobs 2 = %.1fx (target >= 10x), --jobs 1 = %.1fx\n' \
+    "$one" "$two" "$theirs" "$(echo "$theirs / $two" | bc -l)" "$(echo "$theirs / $one" | bc -l)"
+  echo "== a 10x10 contact sheet (160 px tiles) of the 60 s clip"
+  ours=$(best3 "$frame" "$work/720p.mp4" --sheet 10x10 --max-size 160x160 --force --no-sync -o "$work/sheet.jpg")
+  theirs=$(best3 "${ff[@]}" -i "$work/720p.mp4" -vf "fps=100/60,scale=160:-2,tile=10x10" -frames:v 1 "$work/ff_sheet.jpg")
+  printf 'mediaframe --sheet 10x10: %.3f s; ffmpeg fps,scale,tile: %.3f s; ratio %s (target <= 0.3)\n' \
+    "$ours" "$theirs" "$(ratio "$ours" "$theirs")"
+  make_aac
+  echo "== the waveform of 30 minutes of AAC"
+  ours=$(best3 "$frame" "$work/30.m4a" --waveform "$work/w.png" --force --no-sync)
+  theirs=$(best3 "${ff[@]}" -i "$work/30.m4a" -filter_complex "showwavespic=s=1000x200" -frames:v 1 "$work/ff_w.png")
+  printf 'mediaframe --waveform .png: %.3f s; ffmpeg showwavespic: %.3f s; ratio %s (target <= 0.5)\n' \
+    "$ours" "$theirs" "$(ratio "$ours" "$theirs")"
+  local small large
+  small=$(peak_kib "$frame" "$work/1.m4a" --waveform "$work/w1.dat" --force --no-sync)
+  large=$(peak_kib "$frame" "$work/60.m4a" --waveform "$work/w60.dat" --force --no-sync)
+  printf 'peak RSS of --waveform .dat: 1 min %s KiB, 60 min %s KiB (the .dat itself: %s KiB)\n' \
+    "$small" "$large" "$(( $(stat -c %s "$work/w60.dat") / 1024 ))"
+}
+
 case "$which" in
   mediaprobe) bench_mediaprobe ;;
   media2wav) bench_media2wav ;;
@@ -381,6 +438,7 @@ case "$which" in
   mix) bench_mix ;;
   loudness) bench_loudness ;;
   render) bench_render ;;
-  all) bench_mediaprobe; bench_media2wav; bench_verify; bench_mix; bench_loudness; bench_render ;;
-  *) echo "usage: Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render]" >&2; exit 64 ;;
+  frame) bench_frame ;;
+  all) bench_mediaprobe; bench_media2wav; bench_verify; bench_mix; bench_loudness; bench_render; bench_frame ;;
+  *) echo "usage: Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render|frame]" >&2; exit 64 ;;
 esac
