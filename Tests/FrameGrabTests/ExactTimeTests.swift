@@ -62,3 +62,20 @@ import Testing
     #expect(frameNumber(grab.picture) == Int((expected * 10).rounded()))
   }
 }
+
+/// An MP4 cut with `-ss 1.45 -c copy` (Tests/Fixtures/editlist_trim.mp4, 30 fps): its edit list
+/// starts between keyframes, so the frames before the edit are decoded but not shown. Frame N
+/// (from N/30 s; 76 frames, the last at 2.5 s) equals the ffmpeg CLI's `select=eq(n\,N)`.
+@Suite struct EditListTests {
+  @Test(arguments: [0, 1, 14, 45, 75])
+  func frameOfEditedClip(number: Int) throws {
+    let time = Double(number) / 30 + 0.01
+    let grab = try grabber(sharedFixture("editlist_trim.mp4")).grab(at: time, maxSize: nil)
+    let actual = try #require(grab.actualTime)
+    #expect(abs(actual - Double(number) / 30) < 1e-6)
+    let oracle = try ffmpegPicture(
+      sharedFixture("editlist_trim.mp4"), filters: "select=eq(n\\,\(number))",
+      width: grab.picture.width)
+    #expect(psnr(grab.picture, oracle) > 40)
+  }
+}
