@@ -173,16 +173,51 @@ public final class FrameGrabber {
       if let current, abs(current.time - seconds) <= tolerance + 1e-9 { return current }
       if let found = try keyframe(near: seconds, within: tolerance) { return found }
     }
+    var sought: Double? = nil
     if !positionValid {
-      try seek(toSeconds: seconds)
+      sought = seconds
     } else if let current, current.time <= limit {
       let next = pending.map(time(of:))
       if next.map({ $0 > limit }) ?? ended { return current }  // still presented at `seconds`
-      let ahead = seconds - (next ?? current.time)
-      if ahead >= keyframeInterval { try seek(toSeconds: seconds) }
+      let position = next ?? current.time
+      // Seek when a keyframe lies between where the decode stands and `seconds` (the index
+      // says; without one, when `seconds` is a keyframe interval or more ahead): decoding
+      // forward from here costs more than from that keyframe.
+      let seekGains =
+        keyframes.isEmpty
+        ? seconds - position >= keyframeInterval
+        : (keyframes.last { $0.time <= limit }.map { $0.time > position + 1e-6 } ?? false)
+      if seekGains { sought = seconds }
     } else if !(fresh && seconds <= 0) {
-      try seek(toSeconds: seconds)
+      sought = seconds
     }
+    // A demuxer that seeks by searching timestamps (MPEG-TS, MPEG-PS) can land after the
+    // keyframe before `seconds`: when the first frame decoded comes after `seconds` (or none
+    // does), it seeks again 1, 2, 4 ... seconds earlier, down to the start.
+    var backoff = 0.0
+    while true {
+      if let target = sought { try seek(toSeconds: target - backoff) }
+      let landed = sought == nil ? nil : try decodeForward(to: limit)
+      if sought == nil { try decodeForward(to: limit) }
+      if let sought, landed == false, sought - backoff > 0 {
+        backoff = max(1, backoff * 2)
+        continue
+      }
+      break
+    }
+    guard let current else {
+      throw .noFrame("no frame at or before \(fixed(seconds, places: 3)) s")
+    }
+    return current
+  }
+
+  /// Decodes forward, keeping in `current` the last frame at or before `limit` (the first frame
+  /// when none is), and in `pending` the one after it.
+  ///
+  /// - Returns: whether a frame at or before `limit` was decoded since the call began.
+  @discardableResult
+  private func decodeForward(to limit: Double) throws(FrameError) -> Bool {
+    var reached = false
     while true {
       let frame: Frame
       if let waiting = pending {
@@ -200,20 +235,57 @@ public final class FrameGrabber {
       }
       current = (frame, time)
       if time > limit { break }  // the first frame comes after `seconds`: it shows until then
+      reached = true
     }
-    guard let current else {
-      throw .noFrame("no frame at or before \(fixed(seconds, places: 3)) s")
-    }
-    return current
+    return reached || current.map { $0.time <= limit } == true
   }
 
-  /// The keyframe nearest `seconds` within `tolerance`, decoded; nil when there is none. Two
-  /// seeks find the keyframes on either side (libavformat's `avformat_seek_file` takes the one
-  /// in the seek direction, not the nearest); the earlier wins a tie. The decode is left where
-  /// the second seek put it, so the next exact time seeks again.
+  /// The stream's keyframes from the demuxer's index (MP4's sync samples), in seconds from the
+  /// input's start; empty for other containers (whose index is partial or absent). MP4
+  /// indexes decoding times, which precede the presentation times by the reordering delay: the
+  /// times are moved by the difference between the stream's first presentation time and the
+  /// first indexed keyframe (x264's keyframes keep the same composition offset). A keyframe
+  /// taken from here is checked against its decoded time.
+  private lazy var keyframes: [(time: Double, seekTime: Double)] = {
+    // Only MP4/MOV's index is whole once the header is read: Matroska reads its cues on the
+    // first seek, and MPEG-TS, AVI without idx1 and the rest add entries as they read.
+    guard input.formatName.hasPrefix("mov,") else { return [] }
+    let stream = input.view(streamIndex)
+    var stamps: [Int64] = []
+    stream.forEachIndexEntry { entry in
+      if entry.isKeyframe { stamps.append(entry.timestamp) }
+    }
+    stamps.sort()
+    guard let first = stamps.first else { return [] }
+    let shift = max(0, (stream.startTime ?? first) - first)
+    let (base, origin) = (timeBase, start)
+    let seconds = { (stamp: Int64) in Double(stamp * base.num) / Double(base.den) - origin }
+    return stamps.map { (seconds($0 + shift), seconds($0)) }
+  }()
+
+  /// The keyframe nearest `seconds` within `tolerance`, decoded; nil when there is none. With
+  /// an index, the nearest indexed keyframe is sought directly; without, two seeks find the
+  /// keyframes on either side (libavformat's `avformat_seek_file` takes the one in the seek
+  /// direction, not the nearest); the earlier wins a tie. The decoded frame's own time is
+  /// checked against the tolerance either way.
   private func keyframe(near seconds: Double, within tolerance: Double) throws(FrameError) -> (
     Frame, time: Double
   )? {
+    if !keyframes.isEmpty {
+      guard
+        let nearest = keyframes.min(by: { abs($0.time - seconds) < abs($1.time - seconds) }),
+        abs(nearest.time - seconds) <= tolerance + 1e-9,
+        (try? seek(toSeconds: nearest.seekTime, within: (0.001, 0.001))) != nil,
+        let frame = try nextFrame()
+      else { return nil }
+      let time = self.time(of: frame)
+      guard abs(time - seconds) <= tolerance + 1e-9 else {
+        pending = frame
+        return nil
+      }
+      current = (frame, time)
+      return current
+    }
     var found: (Frame, time: Double)?
     if (try? seek(toSeconds: seconds, within: (tolerance, 0))) != nil, let frame = try nextFrame() {
       let time = self.time(of: frame)
@@ -229,6 +301,7 @@ public final class FrameGrabber {
         found = (frame, time)
       }
     }
+    // The decode stands after the second keyframe: the next exact time seeks again.
     positionValid = false
     current = nil
     pending = nil

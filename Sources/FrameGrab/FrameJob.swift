@@ -192,11 +192,15 @@ public enum FrameJob {
       }
     case .sheet(let columns, let rows, let series, let timestamps):
       let times = try seriesTimes(series ?? .count(columns * rows), grabber: grabber)
+      // A sheet takes the keyframe nearest each tile's time within half the spacing of the
+      // tiles, as AVAssetImageGenerator's default tolerance does (--tolerance 0: exact).
+      let spacing = times.count > 1 ? times[1] - times[0] : nil
+      let tolerance = options.tolerance ?? spacing.map { $0 / 2 }
       var tiles: [Grab] = []
       for time in times.prefix(columns * rows) {
         tiles.append(
           try grabber.grab(
-            at: time, tolerance: options.tolerance,
+            at: time, tolerance: tolerance,
             maxSize: options.maxSize ?? ContactSheet.defaultTile))
       }
       let sheet = ContactSheet.draw(tiles, columns: columns, rows: rows, timestamps: timestamps)

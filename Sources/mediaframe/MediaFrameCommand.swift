@@ -47,7 +47,9 @@ struct MediaFrameCommand: ParsableCommand {
       (out_%03d.jpg; without a %d the number goes before the extension), numbered from 1. \
       --sheet COLSxROWS writes one contact sheet of COLS*ROWS tiles (at the --count/--every \
       times, by default COLS*ROWS equal parts), each fitted inside --max-size (default \
-      320x320), with the tiles' times drawn on them with --timestamps.
+      320x320), with the tiles' times drawn on them with --timestamps. A sheet's tile is the \
+      keyframe nearest its time within half the tiles' spacing when there is one (--tolerance \
+      0: every tile exact).
 
       BEST: --best writes the representative frame of the first --best-window seconds \
       (default 10 % of the duration): of 24 frames spread over the window, those whose luma \

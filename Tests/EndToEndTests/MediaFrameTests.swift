@@ -63,7 +63,7 @@ import Testing
       "mediaframe",
       [
         "\(Self.frames)/numbers.mp4", "--sheet", "3x2", "--timestamps", "--max-size", "32x32",
-        "--output-dir", directory.url.path, "--format", "png",
+        "--output-dir", directory.url.path, "--format", "png", "--tolerance", "0",
       ])
     #expect(sheet.status == 0, "\(sheet.stderr)")
     try Self.validate(sheet)
@@ -71,6 +71,16 @@ import Testing
     #expect(record["output"] as? String == directory.path("numbers_sheet.png"))
     #expect(record["tile_times"] as? [Double] == [0.2, 0.7, 1.2, 1.7, 2.2, 2.7])
     #expect(record["width"] as? Int == 3 * 32 + 16 && record["height"] as? Int == 2 * 24 + 12)
+    // By default a sheet takes the keyframe (at 0, 1, 2 s) within half the tiles' spacing
+    // (0.25 s) of each time, else the exact frame (2.75 s has none: frame 27).
+    let keyframes = try run(
+      "mediaframe",
+      [
+        "\(Self.frames)/numbers.mp4", "--sheet", "3x2", "--max-size", "32x32", "--force", "-o",
+        directory.path("k.png"),
+      ])
+    #expect(
+      try Self.records(keyframes).first?["tile_times"] as? [Double] == [0, 1, 1, 2, 2, 2.7])
   }
 
   @Test func manyInputsAndErrors() throws {

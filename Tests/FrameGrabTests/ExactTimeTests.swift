@@ -56,10 +56,31 @@ import Testing
     (1.3, 0.5, 1.0), (1.7, 0.5, 2.0), (1.5, 0.2, 1.5), (0.4, 0.4, 0.0), (2.4, 1.0, 2.0),
   ])
   func tolerance(time: Double, tolerance: Double, expected: Double) throws {
+    // MP4: the keyframes come from the index, and the nearest is taken.
     let grab = try grabber(fixture("numbers.mp4")).grab(
       at: time, tolerance: tolerance, maxSize: nil)
     #expect(grab.actualTime == expected)
     #expect(frameNumber(grab.picture) == Int((expected * 10).rounded()))
+    // The same packets in MPEG-TS (no index; its seeks search timestamps and may land past a
+    // keyframe): a frame within the tolerance, the one its actual time names.
+    let stream = try grabber(try Self.transportStream()).grab(
+      at: time, tolerance: tolerance, maxSize: nil)
+    let actual = try #require(stream.actualTime)
+    #expect(abs(actual - time) <= tolerance + 1e-6)
+    #expect(frameNumber(stream.picture) == Int((actual * 10).rounded()))
+  }
+
+  /// numbers.mp4's packets copied into MPEG-TS (which has no index), made once.
+  static func transportStream() throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "mediaframe-numbers-\(getpid()).ts"
+    ).path
+    if !FileManager.default.fileExists(atPath: path) {
+      _ = try run(
+        "ffmpeg",
+        ["-v", "error", "-nostdin", "-y", "-i", fixture("numbers.mp4"), "-c", "copy", path])
+    }
+    return path
   }
 }
 
@@ -77,5 +98,15 @@ import Testing
       sharedFixture("editlist_trim.mp4"), filters: "select=eq(n\\,\(number))",
       width: grab.picture.width)
     #expect(psnr(grab.picture, oracle) > 40)
+  }
+}
+
+/// MPEG-TS has no index and seeks by searching timestamps: exact frames still come out (the
+/// seek is retried earlier when it lands past the keyframe before the time).
+@Suite struct TransportStreamTests {
+  @Test(arguments: [(0.0, 0), (0.25, 2), (1.0, 10), (1.55, 15), (2.4, 24), (2.95, 29)])
+  func exactInTransportStream(time: Double, expected: Int) throws {
+    let grab = try grabber(try ExactTimeTests.transportStream()).grab(at: time, maxSize: nil)
+    #expect(frameNumber(grab.picture) == expected)
   }
 }
