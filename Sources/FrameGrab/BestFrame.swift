@@ -1,3 +1,4 @@
+import AV
 import MediaCore
 
 /// The representative frame of a video's opening (`--best`), never a black, blank or blurred
@@ -83,11 +84,20 @@ public enum BestFrame {
     var seen = Set<Double>()
     for index in 0..<candidates {
       let time = (Double(index) + 0.5) * span / Double(candidates)
-      let (frame, actual) = try grabber.frame(at: time)
+      let frame: Frame
+      let actual: Double
+      do {
+        (frame, actual) = try grabber.frame(at: time)
+      } catch .noFrame, .pastEnd {
+        continue  // a candidate that does not decode is not a candidate
+      }
       guard seen.insert(actual).inserted else { continue }
       let (variance, sharpness) = measure(
         try grabber.picture(of: frame, maxSize: measureSize))
       measures.append(Measure(time: actual, variance: variance, sharpness: sharpness))
+    }
+    guard !measures.isEmpty else {
+      throw .noFrame("no frame decoded in the first \(fixed(span, places: 3)) s")
     }
     let winner = measures[choose(measures)]
     var grab = try grabber.grab(at: winner.time, maxSize: maxSize)

@@ -42,9 +42,18 @@ public struct Grab: Sendable {
 /// pixels. One grabber reads one input; times asked for in increasing order reuse the decode
 /// when no seek is needed.
 public final class FrameGrabber {
-  let input: InputFile
-  let demuxer: Demuxer
-  let decoder: CodecDecoder
+  private(set) var input: InputFile
+  private(set) var demuxer: Demuxer
+  private(set) var decoder: CodecDecoder
+  /// What `reopen()` opens again.
+  private let source: InputSource
+  private let openOptions: OpenOptions
+  private let threads: Int
+  /// One frame's duration in the stream's time base, for frames without timestamps (raw
+  /// elementary streams): their times are counted from the start.
+  private let frameTicks: Int64
+  /// The time stamped on the last frame decoded, in the stream's time base.
+  private var lastStamp: Int64?
   let timeBase: Rational
   let timeout: Double?
   /// The input's start (`start_time`): times are counted from it, as the ffmpeg CLI's `-ss`.
@@ -83,9 +92,11 @@ public final class FrameGrabber {
   public let sampleAspectRatio: Rational?
   /// The video's length in seconds from the input's start (nil: unknown, or a still).
   public let duration: Double?
-  /// The stream's transfer function is HDR (SMPTE 2084 PQ or ARIB STD-B67 HLG): pictures are
-  /// tone-mapped to SDR BT.709.
+  /// The stream is HDR by its headers (HDR10, HLG, Dolby Vision).
   public let isHDR: Bool
+  /// A picture was tone-mapped to SDR BT.709 (its frame's transfer was SMPTE 2084 PQ or ARIB
+  /// STD-B67 HLG).
+  public private(set) var toneMapped = false
 
   /// Opens `source` and picks the stream: the first video stream that is not cover art (the
   /// default one first), or the cover art when `cover` is set.
@@ -118,6 +129,11 @@ public final class FrameGrabber {
     self.input = input
     self.decoder = decoder
     demuxer = Demuxer(input)
+    self.source = source
+    openOptions = options
+    self.threads = threads
+    let rate = chosen.guessedFrameRate ?? Rational(25, 1)!
+    frameTicks = max(1, (rate.den * chosen.timeBase.den) / max(1, rate.num * chosen.timeBase.num))
     timeBase = chosen.timeBase
     timeout = options.timeout
     streamIndex = chosen.index
@@ -193,15 +209,34 @@ public final class FrameGrabber {
     }
     // A demuxer that seeks by searching timestamps (MPEG-TS, MPEG-PS) can land after the
     // keyframe before `seconds`: when the first frame decoded comes after `seconds` (or none
-    // does), it seeks again 1, 2, 4 ... seconds earlier, down to the start.
+    // does), it seeks again 1, 2, 4 ... seconds earlier, down to the start; when even that
+    // does not reach it, the input is opened again and decoded from its first byte.
     var backoff = 0.0
     while true {
-      if let target = sought { try seek(toSeconds: target - backoff) }
+      if let target = sought {
+        do {
+          try seek(toSeconds: target - backoff)
+        } catch .noFrame {
+          // The demuxer refuses the seek (FLV before its first keyframe: EPERM): from the
+          // first byte.
+          try reopen()
+          try decodeForward(to: limit)
+          break
+        }
+      }
       let landed = sought == nil ? nil : try decodeForward(to: limit)
       if sought == nil { try decodeForward(to: limit) }
-      if let sought, landed == false, sought - backoff > 0 {
-        backoff = max(1, backoff * 2)
-        continue
+      if let target = sought, landed == false {
+        if target - backoff > 0 {
+          backoff = max(1, backoff * 2)
+          continue
+        }
+        // Sought before the start and still nothing at or before `seconds` (FLV lands past the
+        // end when asked for a time before its start; a raw stream has no times): from the
+        // first byte, which also gives the first frame when `seconds` precedes it.
+        try reopen()
+        sought = nil
+        try decodeForward(to: limit)
       }
       break
     }
@@ -209,6 +244,23 @@ public final class FrameGrabber {
       throw .noFrame("no frame at or before \(fixed(seconds, places: 3)) s")
     }
     return current
+  }
+
+  /// Opens the input again and stands at its start, as when the grabber was made.
+  private func reopen() throws(FrameError) {
+    let input: InputFile
+    do { input = try InputOpener.open(source, options: openOptions) } catch { throw .input(error) }
+    guard streamIndex < input.streamCount else { throw .noFrame("the input changed") }
+    let decoder: CodecDecoder
+    do { decoder = try input.view(streamIndex).openDecoder(threads: Int32(threads)) } catch {
+      throw .decoder(error)
+    }
+    input.discardAll(except: streamIndex)
+    self.input = input
+    self.decoder = decoder
+    demuxer = Demuxer(input)
+    (pending, current, lastKeyframe, lastStamp) = (nil, nil, nil, nil)
+    (ended, unsent, fresh, positionValid) = (false, false, true, true)
   }
 
   /// Decodes forward, keeping in `current` the last frame at or before `limit` (the first frame
@@ -337,6 +389,7 @@ public final class FrameGrabber {
     pending = nil
     current = nil
     lastKeyframe = nil
+    lastStamp = nil
     ended = false
     unsent = false
     fresh = false
@@ -359,6 +412,14 @@ public final class FrameGrabber {
       do {
         if try decoder.receive(into: frame) {
           fresh = false
+          if let stamp = frame.bestEffortTimestamp ?? frame.pts {
+            lastStamp = stamp
+          } else {
+            // No timestamp (a raw stream): the frame after the last one.
+            let stamp = lastStamp.map { $0 + frameTicks } ?? 0
+            frame.pts = stamp
+            lastStamp = stamp
+          }
           if frame.isKeyFrame {
             let time = time(of: frame)
             if let last = lastKeyframe, time > last {
@@ -426,9 +487,12 @@ extension FrameGrabber {
   /// - Throws: `FrameError.filter` when the conversion fails.
   package func picture(of frame: Frame, maxSize: FitSize?) throws(FrameError) -> Picture {
     var source = frame
-    if isHDR || frame.color.transfer == .pq || frame.color.transfer == .hlg {
+    // By the frame's transfer: a Dolby Vision stream's base layer may state none, and zscale
+    // cannot linearize an unstated transfer.
+    if frame.color.transfer == .pq || frame.color.transfer == .hlg {
       if toneMapper == nil { toneMapper = ToneMapper() }
       source = try toneMapper!.map(frame)
+      toneMapped = true
     }
     guard let format = source.pixelFormat else {
       throw .noFrame("the decoded frame has no picture")

@@ -164,7 +164,7 @@ public enum FrameJob {
         orientation: grabber.orientation.name, rotation: grabber.orientation.rotation,
         mirrored: grabber.orientation.mirrored,
         sampleAspectRatio: sar.map { "\($0.num):\($0.den)" },
-        toneMapped: grabber.isHDR, format: kind.rawValue, bytes: bytes)
+        toneMapped: grabber.toneMapped, format: kind.rawValue, bytes: bytes)
     }
     func write(_ picture: Picture, to path: String) throws(FrameError) -> Int {
       let bytes = try ImageWriter.encode(picture, as: kind, quality: options.quality)

@@ -110,3 +110,48 @@ import Testing
     #expect(frameNumber(grab.picture) == expected)
   }
 }
+
+/// A raw H.264 elementary stream (numbers.mp4's packets, Annex B): no container timestamps, no
+/// index; frame times are counted at the stream's rate (10 fps, from the SPS's timing), and a
+/// seek that finds nothing opens the input again.
+@Suite struct RawStreamTests {
+  static func rawStream() throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "mediaframe-numbers-\(getpid()).h264"
+    ).path
+    if !FileManager.default.fileExists(atPath: path) {
+      _ = try run(
+        "ffmpeg",
+        [
+          "-v", "error", "-nostdin", "-y", "-i", fixture("numbers.mp4"), "-c", "copy", "-bsf:v",
+          "h264_mp4toannexb", "-f", "h264", path,
+        ])
+    }
+    return path
+  }
+
+  @Test(arguments: [(0.0, 0), (0.25, 2), (1.0, 10), (2.95, 29)])
+  func exactInRawStream(time: Double, expected: Int) throws {
+    let grab = try grabber(try Self.rawStream()).grab(at: time, maxSize: nil)
+    #expect(frameNumber(grab.picture) == expected)
+  }
+}
+
+/// FLV whose video starts at 0.3 s (Tests/Fixtures/offset_video_late.flv, 30 fps): a time
+/// before the first frame gives the first frame (FLV refuses a seek before its start: the input
+/// is read again from its first byte), later times their frame; the oracle is ffmpeg's
+/// `select=eq(n\,N)`.
+@Suite struct LateVideoTests {
+  @Test(arguments: [(0.005, 0), (0.2, 0), (0.3, 0), (1.0, 21), (0.7, 12)])
+  func lateVideo(time: Double, number: Int) throws {
+    let source = try grabber(sharedFixture("offset_video_late.flv"))
+    _ = try source.grab(at: 1.5, maxSize: nil)  // not fresh: the time is sought
+    let grab = try source.grab(at: time, maxSize: nil)
+    let actual = try #require(grab.actualTime)
+    #expect(abs(actual - (0.3 + Double(number) / 30)) < 1e-3)  // FLV counts milliseconds
+    let oracle = try ffmpegPicture(
+      sharedFixture("offset_video_late.flv"), filters: "select=eq(n\\,\(number))",
+      width: grab.picture.width)
+    #expect(psnr(grab.picture, oracle) > 40)
+  }
+}
