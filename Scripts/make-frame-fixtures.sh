@@ -15,6 +15,7 @@
 #   best.mp4           64x48, 10 fps, 3 s: 1 s black, 1 s testsrc2 blurred (gblur sigma 8), 1 s
 #                      sharp testsrc2
 #   pq.mkv             64x48, 10 fps, 1 s, 10-bit H.264 tagged BT.2020 / SMPTE 2084 (PQ)
+#   hlg.mkv            the same, tagged BT.2020 / ARIB STD-B67 (HLG)
 #   pcm.wav            s16 stereo 8 kHz, 1000 samples whose values python chose (waveform)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,6 +54,8 @@ ff -f lavfi -i "color=c=black:s=64x48:r=10:d=1" -f lavfi -i "testsrc2=s=64x48:r=
 
 ff -f lavfi -i "testsrc2=s=64x48:r=10:d=1" -c:v libx264 -preset veryfast -pix_fmt yuv420p10le \
   -color_primaries bt2020 -color_trc smpte2084 -colorspace bt2020nc "${bitexact[@]}" "$out/pq.mkv"
+ff -f lavfi -i "testsrc2=s=64x48:r=10:d=1" -c:v libx264 -preset veryfast -pix_fmt yuv420p10le \
+  -color_primaries bt2020 -color_trc arib-std-b67 -colorspace bt2020nc "${bitexact[@]}" "$out/hlg.mkv"
 
 python3 - "$out/pcm.wav" <<'PY'
 import math, struct, sys

@@ -105,21 +105,23 @@ import Testing
     #expect(throws: FrameError.noVideo(hasCover: false)) { try grabber(fixture("pcm.wav")) }
   }
 
-  /// PQ (BT.2020, SMPTE 2084) to SDR: the oracle is the ffmpeg CLI running the same method
-  /// (`ToneMapper.description`) on the same frame.
-  @Test func hdrToneMapped() throws {
-    let source = try grabber(fixture("pq.mkv"))
+  /// PQ (BT.2020, SMPTE 2084) and HLG (ARIB STD-B67) to SDR: the oracle is the ffmpeg CLI
+  /// running the same method (`ToneMapper.description`) on the same frame.
+  @Test(arguments: ["pq.mkv", "hlg.mkv"])
+  func hdrToneMapped(name: String) throws {
+    let source = try grabber(fixture(name))
     #expect(source.isHDR)
     let grab = try source.grab(at: 0.5, maxSize: nil)
+    #expect(source.toneMapped)
     let oracle = try ffmpegPicture(
-      fixture("pq.mkv"),
+      fixture(name),
       filters: "select=eq(n\\,5),"
         + "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,"
         + "tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,format=yuv420p",
       width: 64)
     #expect(psnr(grab.picture, oracle) > 35)
-    // Not the untouched PQ code values: tone-mapping changed the picture.
-    let plain = try ffmpegPicture(fixture("pq.mkv"), filters: "select=eq(n\\,5)", width: 64)
+    // Not the untouched code values: tone-mapping changed the picture.
+    let plain = try ffmpegPicture(fixture(name), filters: "select=eq(n\\,5)", width: 64)
     #expect(psnr(grab.picture, plain) < 30)
   }
 
