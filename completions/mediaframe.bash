@@ -163,7 +163,7 @@ _mediaframe() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(--cover --timestamps --best --split-channels --db-scale --force --no-sync -q --quiet -v --verbose -0 --null --allow-references --version -h --help)
+    local -a non_repeating_flags=(--cover --timestamps --best --split-channels --db-scale --waveform-axis --force --no-sync -q --quiet -v --verbose -0 --null --allow-references --version -h --help)
     local -a repeating_options=()
     local -a non_repeating_options=(-o --output --output-dir --format --at --tolerance --max-size --quality --every --count --sheet --best-window --waveform --samples-per-pixel --bits --waveform-size --waveform-color --background-color -j --jobs --files-from --input-format --timeout)
     __mediaframe_offer_flags_options -1

@@ -20,7 +20,7 @@ function __mediaframe_parse_tokens -S
     set -l unparsed_tokens (__mediaframe_tokens -pc)
     switch $unparsed_tokens[1]
     case 'mediaframe'
-        __mediaframe_parse_subcommand -r 1 'o/output=' 'output-dir=' 'format=' 'at=' 'tolerance=' 'max-size=' 'quality=' 'cover' 'every=' 'count=' 'sheet=' 'timestamps' 'best' 'best-window=' 'waveform=' 'samples-per-pixel=' 'bits=' 'split-channels' 'waveform-size=' 'waveform-color=' 'background-color=' 'db-scale' 'force' 'no-sync' 'j/jobs=' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'input-format=' 'timeout=' 'version' 'h/help'
+        __mediaframe_parse_subcommand -r 1 'o/output=' 'output-dir=' 'format=' 'at=' 'tolerance=' 'max-size=' 'quality=' 'cover' 'every=' 'count=' 'sheet=' 'timestamps' 'best' 'best-window=' 'waveform=' 'samples-per-pixel=' 'bits=' 'split-channels' 'waveform-size=' 'waveform-color=' 'background-color=' 'db-scale' 'waveform-axis' 'force' 'no-sync' 'j/jobs=' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'input-format=' 'timeout=' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __mediaframe_parse_subcommand -r 1 'version'
@@ -99,6 +99,7 @@ complete -c 'mediaframe' -n '__mediaframe_should_offer_completions_for_flags_or_
 complete -c 'mediaframe' -n '__mediaframe_should_offer_completions_for_flags_or_options "mediaframe" waveform-color' -l 'waveform-color' -d 'The waveform\'s colour (default 3C78D8).' -rfka ''
 complete -c 'mediaframe' -n '__mediaframe_should_offer_completions_for_flags_or_options "mediaframe" background-color' -l 'background-color' -d 'The waveform picture\'s ground (default FFFFFF).' -rfka ''
 complete -c 'mediaframe' -n '__mediaframe_should_offer_completions_for_flags_or_options "mediaframe" db-scale' -l 'db-scale' -d 'Draw the waveform\'s heights in decibels (-48 to 0 dBFS) instead of linearly.'
+complete -c 'mediaframe' -n '__mediaframe_should_offer_completions_for_flags_or_options "mediaframe" waveform-axis' -l 'waveform-axis' -d 'Draw a time axis along the bottom of the waveform picture.'
 complete -c 'mediaframe' -n '__mediaframe_should_offer_completions_for_flags_or_options "mediaframe" force' -l 'force' -d 'Replace existing output files (regular files only; nothing else is replaced).'
 complete -c 'mediaframe' -n '__mediaframe_should_offer_completions_for_flags_or_options "mediaframe" no-sync' -l 'no-sync' -d 'Do not fsync each finished file and its directory (faster; a crash or power cut soon after may then lose a file that was reported as written).'
 complete -c 'mediaframe' -n '__mediaframe_should_offer_completions_for_flags_or_options "mediaframe" j jobs' -s 'j' -l 'jobs' -d 'Work on this many files at once (default: the number of cores); the output keeps the input order.' -rfka ''

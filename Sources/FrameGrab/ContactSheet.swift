@@ -67,16 +67,19 @@ enum PixelFont {
     ".": [0x00, 0x00, 0x00, 0x00, 0x00, 0x0C, 0x0C],
   ]
 
-  /// Draws `text` in white with its top-left corner at (`x`, `y`), each font pixel `scale`
-  /// pixels wide; glyphs are 6 font pixels apart.
-  static func draw(_ text: String, into picture: inout Picture, x: Int, y: Int, scale: Int) {
+  /// Draws `text` (white unless told) with its top-left corner at (`x`, `y`), each font pixel
+  /// `scale` pixels wide; glyphs are 6 font pixels apart.
+  static func draw(
+    _ text: String, into picture: inout Picture, x: Int, y: Int, scale: Int,
+    color: (UInt8, UInt8, UInt8) = (255, 255, 255)
+  ) {
     for (offset, character) in text.enumerated() {
       guard let rows = glyphs[character] else { continue }
       for (row, bits) in rows.enumerated() {
         for column in 0..<5 where bits & (0x10 >> UInt8(column)) != 0 {
           picture.fill(
             x: x + (offset * 6 + column) * scale, y: y + row * scale, w: scale, h: scale,
-            color: (255, 255, 255))
+            color: color)
         }
       }
     }

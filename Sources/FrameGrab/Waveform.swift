@@ -194,15 +194,21 @@ public struct WaveformStyle: Sendable, Equatable {
   public var decibels = false
   /// The range the decibel scale shows.
   public var decibelRange = 48.0
+  /// A time axis along the bottom: a 12-pixel strip with a tick and a label (`m:ss.s`) every
+  /// 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30 s, 1, 2, 5, 10, 15, 30 min or 1 h, the first step at
+  /// least 80 pixels wide.
+  public var axis = false
+  /// The axis strip's height in pixels.
+  public static let axisHeight = 12
 
-  /// The default style: 1000×200, blue on white, linear.
+  /// The default style: 1000×200, blue on white, linear, no axis.
   public init() {}
 
   /// Two styles draw alike.
   public static func == (a: WaveformStyle, b: WaveformStyle) -> Bool {
     a.width == b.width && a.height == b.height && a.color == b.color
       && a.background == b.background && a.decibels == b.decibels
-      && a.decibelRange == b.decibelRange
+      && a.decibelRange == b.decibelRange && a.axis == b.axis
   }
 
   /// The picture: each column shows the lowest minimum and the highest maximum of the bins it
@@ -212,7 +218,9 @@ public struct WaveformStyle: Sendable, Equatable {
     var picture = Picture(width: width, height: height, fill: background)
     let bins = waveform.length
     guard bins > 0 else { return picture }
-    let bandHeight = height / max(1, waveform.channels)
+    let plotHeight = axis ? max(1, height - Self.axisHeight) : height
+    if axis { drawAxis(&picture, waveform: waveform, top: plotHeight) }
+    let bandHeight = plotHeight / max(1, waveform.channels)
     for channel in 0..<waveform.channels {
       let top = channel * bandHeight
       let middle = Double(top) + Double(bandHeight) / 2
@@ -236,6 +244,28 @@ public struct WaveformStyle: Sendable, Equatable {
       }
     }
     return picture
+  }
+
+  /// The time axis in the strip from row `top` down.
+  func drawAxis(_ picture: inout Picture, waveform: Waveform, top: Int) {
+    let seconds =
+      Double(waveform.length * waveform.samplesPerPixel) / Double(max(1, waveform.sampleRate))
+    let perPixel = seconds / Double(width)
+    guard perPixel > 0 else { return }
+    let steps: [Double] = [
+      0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600,
+    ]
+    let step = steps.first { $0 / perPixel >= 80 } ?? 3600
+    let ink: (UInt8, UInt8, UInt8) = (96, 96, 96)
+    var index = 0
+    while Double(index) * step < seconds {
+      let time = Double(index) * step
+      let x = Int((time / perPixel).rounded(.down))
+      picture.fill(x: x, y: top, w: 1, h: 3, color: ink)
+      PixelFont.draw(
+        ContactSheet.label(time), into: &picture, x: x + 2, y: top + 4, scale: 1, color: ink)
+      index += 1
+    }
   }
 
   /// A sample value as a signed fraction of the band's half height.

@@ -171,6 +171,9 @@ struct MediaFrameCommand: ParsableCommand {
   @Flag(help: "Draw the waveform's heights in decibels (-48 to 0 dBFS) instead of linearly.")
   var dbScale = false
 
+  @Flag(help: "Draw a time axis along the bottom of the waveform picture.")
+  var waveformAxis = false
+
   @OptionGroup var outputFile: OutputFileOptions
 
   @OptionGroup var parallel: ParallelOptions
@@ -297,6 +300,7 @@ struct MediaFrameCommand: ParsableCommand {
     if let color = waveformColor { style.color = color.rgb }
     if let color = backgroundColor { style.background = color.rgb }
     style.decibels = dbScale
+    style.axis = waveformAxis
     let drawing = style
     orderedParallel(workers: workers, next: inputs.next) {
       (_: Int, path: InputPath) -> (String, [String], FrameError?) in

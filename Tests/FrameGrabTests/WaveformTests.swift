@@ -93,3 +93,22 @@ import Testing
     #expect(drawn(2, 6) && drawn(2, 14) && !drawn(2, 3) && !drawn(2, 17))
   }
 }
+
+/// The time axis: 8000 Hz, 80 samples a bin, 500 bins (5 s) on 1000 pixels: 0.005 s a pixel,
+/// so the first step at least 80 pixels wide is 0.5 s (100 pixels): ticks at x = 0, 100, ...,
+/// 900 in the strip's top rows, nothing between.
+@Suite struct WaveformAxisTests {
+  @Test func ticks() {
+    let waveform = Waveform(
+      sampleRate: 8000, samplesPerPixel: 80, channels: 1,
+      data: Array(repeating: [Int16(-1000), 1000], count: 500).flatMap { $0 })
+    var style = WaveformStyle()
+    (style.width, style.height, style.axis) = (1000, 100, true)
+    let picture = style.draw(waveform)
+    let top = 100 - WaveformStyle.axisHeight
+    let ticks = (0..<1000).filter { picture.pixel($0, top) != style.background }
+    #expect(ticks == Array(stride(from: 0, to: 1000, by: 100)))
+    // The waveform stays above the strip.
+    #expect((top..<100).allSatisfy { picture.pixel(500, $0) != style.color })
+  }
+}
