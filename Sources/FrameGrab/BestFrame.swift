@@ -74,9 +74,10 @@ public enum BestFrame {
   /// The window's representative frame, fitted inside `maxSize`.
   ///
   /// - Throws: what `FrameGrabber.grab` throws.
-  public static func choose(_ grabber: FrameGrabber, window: Double?, maxSize: FitSize?)
-    throws(FrameError) -> Grab
-  {
+  public static func choose(
+    _ grabber: FrameGrabber, window: Double?, maxSize: FitSize?,
+    progress: (@Sendable (Double, Double) -> Void)? = nil
+  ) throws(FrameError) -> Grab {
     if grabber.isStill { return try grabber.grab(at: 0, maxSize: maxSize) }
     let duration = grabber.duration ?? 100  // unknown: 10 % of it is 10 s
     let span = min(window ?? duration / 10, duration)
@@ -84,6 +85,7 @@ public enum BestFrame {
     var seen = Set<Double>()
     for index in 0..<candidates {
       let time = (Double(index) + 0.5) * span / Double(candidates)
+      progress?(time, span)
       let frame: Frame
       let actual: Double
       do {

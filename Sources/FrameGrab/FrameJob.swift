@@ -61,6 +61,10 @@ public struct FrameJobOptions: Sendable {
   public var open = OpenOptions()
   /// Decoder threads (0: FFmpeg's choice).
   public var threads = 0
+  /// Called after each picture of a series, each tile of a sheet and each candidate of
+  /// `--best` with the media time reached and the time the work ends at, in seconds (the
+  /// command's progress bar).
+  public var progress: (@Sendable (Double, Double) -> Void)?
 
   /// Options; the default takes the first frame.
   public init() {}
@@ -189,6 +193,7 @@ public enum FrameJob {
         let path = seriesName(output, index: offset + 1)
         let size = try write(grab.picture, to: path)
         emit(record(grab, kind: "series", path: path, bytes: size, index: offset + 1))
+        options.progress?(time, times.last ?? time)
       }
     case .sheet(let columns, let rows, let series, let timestamps):
       let times = try seriesTimes(series ?? .count(columns * rows), grabber: grabber)
@@ -197,11 +202,13 @@ public enum FrameJob {
       let spacing = times.count > 1 ? times[1] - times[0] : nil
       let tolerance = options.tolerance ?? spacing.map { $0 / 2 }
       var tiles: [Grab] = []
+      let last = times.prefix(columns * rows).last ?? 0
       for time in times.prefix(columns * rows) {
         tiles.append(
           try grabber.grab(
             at: time, tolerance: tolerance,
             maxSize: options.maxSize ?? ContactSheet.defaultTile))
+        options.progress?(time, last)
       }
       let sheet = ContactSheet.draw(tiles, columns: columns, rows: rows, timestamps: timestamps)
       let size = try write(sheet, to: output)
@@ -214,7 +221,7 @@ public enum FrameJob {
       emit(entry)
     case .best(let window):
       let grab = try BestFrame.choose(
-        grabber, window: window, maxSize: options.maxSize)
+        grabber, window: window, maxSize: options.maxSize, progress: options.progress)
       let size = try write(grab.picture, to: output)
       emit(record(grab, kind: "best", path: output, bytes: size))
     }

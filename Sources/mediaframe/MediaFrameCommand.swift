@@ -60,7 +60,9 @@ struct MediaFrameCommand: ParsableCommand {
       each input (NAME_%03d.EXT for a series), with EXT from --format (jpg by default); \
       without either, beside each input. Files are written atomically (an unnamed file linked \
       under its name when complete: nothing partial is ever left) and synced (--no-sync \
-      skips); an existing file is replaced only with --force. One JSON object per picture \
+      skips); an existing file is replaced only with --force. A series, a sheet and --best \
+      show a progress bar on standard error when it is a terminal (one input at a time; \
+      --quiet drops it). One JSON object per picture \
       written goes to standard output as a line (NDJSON): input, output, kind, index, \
       requested_time, actual_time, tile_times, width, height, stream, orientation, rotation, \
       mirrored, sample_aspect_ratio, tone_mapped, format, bytes; a failed input gives \
@@ -306,6 +308,11 @@ struct MediaFrameCommand: ParsableCommand {
       (_: Int, path: InputPath) -> (String, [String], FrameError?) in
       var lines: [String] = []
       let display = path.display
+      // A bar on a terminal for one input at a time (series, sheets, --best).
+      let bar = ProgressBar(label: display, quiet: command.diagnostics.quiet || workers > 1)
+      defer { bar.finish() }
+      var job = job
+      job.progress = { done, total in bar.update(done: done, total: total) }
       do throws(FrameError) {
         if command.waveform != nil {
           let record = try WaveformJob.run(
