@@ -1,5 +1,6 @@
 # MediaTools — see README.md; the targets are described in docs/development.md.
-#   make demo     install what is missing, build, probe a bundled sample, merge three clips
+#   make demo     install what is missing, build, probe a bundled sample, merge three clips,
+#                 pull a poster frame, a contact sheet and a waveform
 #   make test     install what is missing, build, run every test and drift check, the
 #                 browser oracle (make test-browsers) and Spark over 10,000 paths (make test-spark)
 #   make test-browsers  play a generated corpus in headless Chromium and Firefox ESR and compare
@@ -10,7 +11,7 @@
 #   make test-asan   the whole suite under AddressSanitizer (its own build in .build/asan)
 #   make install PREFIX=/usr/local
 PREFIX ?= /usr/local
-TOOLS := mediaprobe media2wav mediacompat mediamerge
+TOOLS := mediaprobe media2wav mediacompat mediamerge mediaframe
 SAMPLE := Tests/Fixtures/orient_right.mp4
 
 .PHONY: all setup build release demo test test-browsers test-fix-browsers test-asan test-large fuzz lint check-generated generated fixtures goldens bench install uninstall clean
@@ -56,6 +57,11 @@ demo: build
 	@echo "== mediamerge --composition Scripts/demo-composition.json: a title still, two clips with a fade and a crossfade, a looped music bed, markers as chapters"
 	@$$(swift build --show-bin-path)/mediamerge --force --composition Scripts/demo-composition.json -o .build/demo/composed.mp4 | jq -c '{duration: .plan.duration.seconds, frames: .render.frames, check: .render.check.passed, psnr: [.render.check.segments[].psnr], clipped_samples: .render.clipped_samples}'
 	@ffprobe -v error -show_chapters -of compact=p=0 .build/demo/composed.mp4
+	@echo
+	@echo "== mediaframe: a poster frame, a 4x3 contact sheet and the waveform of a mirrored front-camera clip, upright"
+	@$$(swift build --show-bin-path)/mediaframe --force Tests/MergeFixtures/mirrored.mp4 --at 0.5 -o .build/demo/poster.jpg
+	@$$(swift build --show-bin-path)/mediaframe --force Tests/MergeFixtures/mirrored.mp4 --sheet 4x3 --timestamps -o .build/demo/sheet.jpg
+	@$$(swift build --show-bin-path)/mediaframe --force Tests/MergeFixtures/mirrored.mp4 --waveform .build/demo/waveform.png
 
 test: setup
 	swift build --build-tests

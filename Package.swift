@@ -13,12 +13,14 @@ let package = Package(
     .executable(name: "media2wav", targets: ["media2wav"]),
     .executable(name: "mediacompat", targets: ["mediacompat"]),
     .executable(name: "mediamerge", targets: ["mediamerge"]),
+    .executable(name: "mediaframe", targets: ["mediaframe"]),
     .library(name: "MediaCore", targets: ["MediaCore"]),
     .library(name: "MediaProbe", targets: ["MediaProbe"]),
     .library(name: "Compatibility", targets: ["Compatibility"]),
     .library(name: "AudioExtract", targets: ["AudioExtract"]),
     .library(name: "Merge", targets: ["Merge"]),
     .library(name: "Composition", targets: ["Composition"]),
+    .library(name: "FrameGrab", targets: ["FrameGrab"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
@@ -72,6 +74,13 @@ let package = Package(
     .target(
       name: "Compositor",
       dependencies: ["Composition", "Render", "AV", "OutputKit", "MediaCore", "MediaProbe"]),
+    // Pictures out of media (mediaframe's engine): the frame presented at a time, exactly (the
+    // keyframe before it, decoded up to it), upright by the display matrix, square pixels,
+    // fitted; series, contact sheets, the representative frame, HDR tone-mapping, and BBC
+    // audiowaveform peaks. No command-line code, no C import.
+    .target(
+      name: "FrameGrab", dependencies: ["AV", "OutputKit", "MediaCore"],
+      swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
     // The platform database (one JSON file per platform, embedded in the binary) and the rule
     // engine that checks a probed file against it. Only the tools that report verdicts link it.
     .target(
@@ -159,7 +168,16 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
+    .executableTarget(
+      name: "mediaframe",
+      dependencies: [
+        "FrameGrab", "MediaCore", "OutputKit", "AV", "ToolSupport",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
     .testTarget(name: "MediaProbeTests", dependencies: ["MediaCore", "MediaProbe"]),
+    .testTarget(
+      name: "FrameGrabTests", dependencies: ["FrameGrab", "AV", "OutputKit", "MediaCore"]),
     .testTarget(
       name: "CompatibilityTests", dependencies: ["Compatibility", "MediaCore", "MediaProbe"]),
     .testTarget(

@@ -37,7 +37,13 @@
 #     -stream_loop) with the same libx264 (veryfast, CRF 20, High) and AAC (160 kbit/s 48 kHz
 #     stereo) settings, threads on auto on both sides: wall and CPU time (best of 3), ratios
 #     (target <= 1.0), peak RSS of both, and our report's per-stage seconds and check cost.
-#   Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render|fix|compose]   (make bench builds the release binaries first)
+#   frame: mediaframe against the ffmpeg CLI run once per picture (`ffmpeg -ss T -i F -frames:v 1`)
+#     and ffmpegthumbnailer run once per picture: 20 thumbnails of one 60 s 720p clip in one call,
+#     and one poster of each of 200 files (target >= 10x faster than the ffmpeg loop); a 10x10
+#     contact sheet against ffmpeg's fps,scale,tile (target <= 0.3x: seek, do not decode it all);
+#     a waveform of 30 min of AAC against showwavespic (target <= 0.5x) and its peak RSS for 1
+#     and 60 minutes (flat).
+#   Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render|fix|compose|frame]   (make bench builds the release binaries first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
@@ -499,6 +505,69 @@ PY
   rm -f "$work"/ours.mp4 "$work"/ffmpeg.mp4
 }
 
+bench_frame() {
+  local frame="$bin/mediaframe" ff=(ffmpeg -nostdin -v error -y)
+  [ -x "$frame" ] || swift build -c release --static-swift-stdlib --product mediaframe >/dev/null
+  echo "== making a 60 s 1280x720 25 fps H.264 clip and a 10 min 640x360 one (x264 ultrafast, a keyframe every 250 frames)"
+  "${ff[@]}" -f lavfi -i "testsrc2=size=1280x720:rate=25:duration=60" -c:v libx264 -preset ultrafast \
+    -pix_fmt yuv420p "$work/720p.mp4"
+  "${ff[@]}" -f lavfi -i "testsrc2=size=640x360:rate=25:duration=600" -c:v libx264 -preset ultrafast \
+    -pix_fmt yuv420p "$work/10min.mp4"
+  local times=() i
+  for i in $(seq 0 19); do times+=("$(echo "($i + 0.5) * 3" | bc -l)"); done
+  best3() { local best=999 t0 t1 d; for _ in 1 2 3; do t0=$EPOCHREALTIME; "$@" >/dev/null 2>&1 || true; t1=$EPOCHREALTIME; d=$(elapsed "$t0" "$t1"); best=$(echo "if ($d < $best) $d else $best" | bc -l); done; echo "$best"; }
+  ffmpeg_loop() { local i=0 t; for t in "${times[@]}"; do "${ff[@]}" -ss "$t" -i "$work/720p.mp4" -frames:v 1 -vf scale=160:-2 "$work/ff_$i.jpg"; i=$((i + 1)); done; }
+  thumbnailer_loop() { local i=0 t; for t in "${times[@]}"; do ffmpegthumbnailer -i "$work/720p.mp4" -o "$work/th_$i.jpg" -s 160 -t "$(printf '00:00:%02d' "${t%.*}")" 2>/dev/null; i=$((i + 1)); done; }
+  echo "== 20 thumbnails (160 px) of the 60 s clip, at the middles of 20 equal parts (best of 3)"
+  local ours keys theirs thumbs
+  ours=$(best3 "$frame" "$work/720p.mp4" --count 20 --max-size 160x160 --force --no-sync -o "$work/mf_%02d.jpg")
+  keys=$(best3 "$frame" "$work/720p.mp4" --count 20 --tolerance 5 --max-size 160x160 --force --no-sync -o "$work/mk_%02d.jpg")
+  theirs=$(best3 ffmpeg_loop)
+  printf 'exact: mediaframe --count 20 %.3f s; 20 x ffmpeg -ss T -i F -frames:v 1 %.3f s; ffmpeg / mediaframe = %.1fx\n' \
+    "$ours" "$theirs" "$(echo "$theirs / $ours" | bc -l)"
+  if command -v ffmpegthumbnailer >/dev/null; then
+    thumbs=$(best3 thumbnailer_loop)
+    printf 'keyframes: mediaframe --count 20 --tolerance 5 %.3f s; 20 x ffmpegthumbnailer -s 160 -t T %.3f s; ffmpegthumbnailer / mediaframe = %.1fx\n' \
+      "$keys" "$thumbs" "$(echo "$thumbs / $keys" | bc -l)"
+  fi
+  echo "== one poster (160 px, at 0.5 s) of each of 200 files: small clips (320x240 H.264), then the fixtures (up to 4K HEVC)"
+  mkdir -p "$work/posters" "$work/small" "$work/mixed"
+  mapfile -t clips < <(ls Tests/Fixtures/*.mp4 Tests/Fixtures/*.mkv | grep -v hostile_ | grep -v fragmented_partial)
+  for i in $(seq 0 199); do
+    cp Tests/Fixtures/h264_25fps.mp4 "$work/small/$(printf '%03d' "$i").mp4"
+    cp "${clips[$((i % ${#clips[@]}))]}" "$work/mixed/$(printf '%03d' "$i")_$(basename "${clips[$((i % ${#clips[@]}))]}")"
+  done
+  posters_loop() { local f; for f in "$1"/*; do "${ff[@]}" -ss 0.5 -i "$f" -frames:v 1 -vf scale=160:-2 "$work/posters/ff.jpg"; done; }
+  local set one two
+  for set in small mixed; do
+    one=$(best3 "$frame" --jobs 1 --at 0.5 --max-size 160x160 --force --no-sync --output-dir "$work/posters" "$work/$set"/*)
+    two=$(best3 "$frame" --jobs 2 --at 0.5 --max-size 160x160 --force --no-sync --output-dir "$work/posters" "$work/$set"/*)
+    theirs=$(best3 posters_loop "$work/$set")
+    printf '%s: mediaframe --jobs 1 %.3f s, --jobs 2 %.3f s; ffmpeg loop %.3f s; loop / mediaframe = %.1fx (--jobs 1), %.1fx (--jobs 2) (target >= 10x)\n' \
+      "$set" "$one" "$two" "$theirs" "$(echo "$theirs / $one" | bc -l)" "$(echo "$theirs / $two" | bc -l)"
+  done
+  echo "== a 10x10 contact sheet (160 px tiles) of the 10 min clip"
+  ours=$(best3 "$frame" "$work/10min.mp4" --sheet 10x10 --max-size 160x160 --force --no-sync -o "$work/sheet.jpg")
+  local exact
+  exact=$(best3 "$frame" "$work/10min.mp4" --sheet 10x10 --tolerance 0 --max-size 160x160 --force --no-sync -o "$work/sheet0.jpg")
+  theirs=$(best3 "${ff[@]}" -i "$work/10min.mp4" -vf "fps=100/600,scale=160:-2,tile=10x10" -frames:v 1 "$work/ff_sheet.jpg")
+  printf 'mediaframe --sheet 10x10 %.3f s (every tile exact: %.3f s); ffmpeg fps,scale,tile %.3f s; ratio %s (target <= 0.3), exact %s\n' \
+    "$ours" "$exact" "$theirs" "$(ratio "$ours" "$theirs")" "$(ratio "$exact" "$theirs")"
+  make_aac
+  echo "== the waveform of 30 minutes of AAC"
+  ours=$(best3 "$frame" "$work/30.m4a" --waveform "$work/w.png" --force --no-sync)
+  theirs=$(best3 "${ff[@]}" -i "$work/30.m4a" -filter_complex "showwavespic=s=1000x200" -frames:v 1 "$work/ff_w.png")
+  local floor
+  floor=$(best3 "${ff[@]}" -threads 1 -i "$work/30.m4a" -f null -)
+  printf 'mediaframe --waveform .png %.3f s; ffmpeg showwavespic %.3f s; ratio %s (target <= 0.5); the decode alone (ffmpeg -f null) %.3f s\n' \
+    "$ours" "$theirs" "$(ratio "$ours" "$theirs")" "$floor"
+  local small large
+  small=$(peak_kib "$frame" "$work/1.m4a" --waveform "$work/w1.dat" --force --no-sync)
+  large=$(peak_kib "$frame" "$work/60.m4a" --waveform "$work/w60.dat" --force --no-sync)
+  printf 'peak RSS of --waveform .dat: 1 min %s KiB, 60 min %s KiB (the 60 min .dat itself: %s KiB, kept in memory)\n' \
+    "$small" "$large" "$(( $(stat -c %s "$work/w60.dat") / 1024 ))"
+}
+
 case "$which" in
   mediaprobe) bench_mediaprobe ;;
   media2wav) bench_media2wav ;;
@@ -508,6 +577,7 @@ case "$which" in
   render) bench_render ;;
   fix) bench_fix ;;
   compose) bench_compose ;;
-  all) bench_mediaprobe; bench_media2wav; bench_verify; bench_mix; bench_loudness; bench_render; bench_fix; bench_compose ;;
-  *) echo "usage: Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render|fix|compose]" >&2; exit 64 ;;
+  frame) bench_frame ;;
+  all) bench_mediaprobe; bench_media2wav; bench_verify; bench_mix; bench_loudness; bench_render; bench_fix; bench_compose; bench_frame ;;
+  *) echo "usage: Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render|fix|compose|frame]" >&2; exit 64 ;;
 esac

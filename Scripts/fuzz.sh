@@ -106,7 +106,13 @@ COMMANDS = {
     # rendered: the plan, ffmpeg's render and the output check are what the time limit covers
     # (issue 20: nine mutants planned days and rendered forever).
     "mediamerge": ["-q", "--no-sync", "--jobs", "1"],
+    # A poster of each (decode, seek, scale, turn, encode, write): nothing but the pictures
+    # reported may be left in its output folder.
+    "mediaframe": ["--jobs", "1", "--no-sync", "--force", "--at", "0.5", "--max-size", "64x64"],
 }
+# FUZZ_TOOLS=mediaframe,mediaprobe runs only those tools.
+if os.environ.get("FUZZ_TOOLS"):
+    COMMANDS = {k: v for k, v in COMMANDS.items() if k in os.environ["FUZZ_TOOLS"].split(",")}
 MERGE_PARTNER = os.path.join(os.getcwd(), "Tests/MergeFixtures/landscape.mp4")
 
 
@@ -114,7 +120,7 @@ def execute(tool, paths, timeout):
     """Runs tool on paths; returns (status or "hang", stdout, leftover files)."""
     out_dir = os.path.join(work, "out-" + os.path.basename(paths[0]))
     arguments = [os.path.join(bin_dir, tool)] + COMMANDS[tool]
-    if tool == "media2wav":
+    if tool in ("media2wav", "mediaframe"):
         os.mkdir(out_dir)
         arguments += ["--output-dir", out_dir]
     if tool == "mediamerge":
@@ -149,10 +155,13 @@ def execute(tool, paths, timeout):
                 except OSError:
                     pass
             leftovers.append(f"ffmpeg still running: pids {orphans}")
-    if tool == "media2wav":
+    if tool in ("media2wav", "mediaframe"):
         written = set()
         try:
-            reports = json.loads(stdout)
+            if tool == "media2wav":
+                reports = json.loads(stdout)
+            else:
+                reports = [json.loads(line) for line in stdout.decode().splitlines() if line]
             for report in reports if isinstance(reports, list) else [reports]:
                 if "output" in report:
                     written.add(os.path.basename(report["output"]))

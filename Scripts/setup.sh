@@ -10,6 +10,7 @@ packages=(
   libebur128-dev    # EBU R128 loudness (media2wav --analyze, --normalize)
   ffmpeg            # ffmpeg/ffprobe: fixtures and the test oracle (no tool runs it)
   mediainfo         # benchmark peer
+  ffmpegthumbnailer # benchmark peer (mediaframe: Scripts/bench.sh frame)
   sndfile-programs  # sndfile-info: WAV header validation
   sox               # soxi: WAV header validation; 32-bit WAV for a fixture
   flac              # the flac encoder: a 32-bit FLAC fixture (FFmpeg 5.1 cannot write one)

@@ -4,7 +4,7 @@ import Testing
 /// The committed completions are what the commands generate now (the man pages are checked by
 /// `Scripts/update-generated.sh --check`, which `make test` runs).
 @Suite struct GeneratedFilesTests {
-  static let tools = ["mediaprobe", "media2wav", "mediacompat", "mediamerge"]
+  static let tools = ["mediaprobe", "media2wav", "mediacompat", "mediamerge", "mediaframe"]
 
   @Test(arguments: tools)
   func completionsAreUpToDate(_ tool: String) throws {

@@ -41,6 +41,11 @@ package final class CodecEncoder {
         context.pointee.bit_rate = Int64(rate)
         if let maxRate { context.pointee.rc_max_rate = Int64(maxRate) }
         if let bufferSize { context.pointee.rc_buffer_size = Int32(bufferSize) }
+      case .quantizer(let q):
+        context.pointee.flags |= Int32(AV_CODEC_FLAG_QSCALE)
+        context.pointee.global_quality = Int32((q * Double(FF_QP2LAMBDA)).rounded())
+      case .encoderDefault:
+        break
       }
       if let preset = settings.preset { options["preset"] = preset }
       if let tune = settings.tune { options["tune"] = tune }

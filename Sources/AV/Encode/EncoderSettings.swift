@@ -11,6 +11,11 @@ package enum EncoderSettings {
     /// An average bit rate in bits per second, with an optional VBV ceiling (`maxrate`,
     /// `bufsize`).
     case bitRate(Int, maxRate: Int? = nil, bufferSize: Int? = nil)
+    /// A fixed quantizer, as the ffmpeg CLI's `-q:v` (`flags=+qscale`, `global_quality` =
+    /// q·`FF_QP2LAMBDA`): mjpeg's 2 (best) to 31, libwebp's quality 0 to 100 (best).
+    case quantizer(Double)
+    /// The encoder's own defaults (an encoder with no rate control, such as png).
+    case encoderDefault
   }
 
   /// A video encoder's settings.

@@ -91,6 +91,10 @@ package final class CodecDecoder {
     }
   }
 
+  /// Drops every frame and reference the decoder holds (`avcodec_flush_buffers`): what a seek
+  /// needs before the packets of the new position are sent.
+  package func flush() { avcodec_flush_buffers(pointer) }
+
   /// Sends a packet (or nil to drain at the end of the stream).
   ///
   /// - Throws: `FFmpegError`; `isTryAgain` means frames must be received first.

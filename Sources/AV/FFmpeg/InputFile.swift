@@ -388,6 +388,16 @@ package final class InputFile {
     try check(avformat_seek_file(pointer, -1, Int64.min, timestamp, timestamp, 0))
   }
 
+  /// Seeks to the keyframe nearest `microseconds` whose time lies in `range` (AV_TIME_BASE
+  /// units, any stream), as `avformat_seek_file(ic, -1, min, ts, max, 0)`.
+  ///
+  /// - Throws: `FFmpegError` when no keyframe lies in the range or the format cannot seek.
+  package func seek(toMicroseconds timestamp: Int64, within range: ClosedRange<Int64>)
+    throws(FFmpegError)
+  {
+    try check(avformat_seek_file(pointer, -1, range.lowerBound, timestamp, range.upperBound, 0))
+  }
+
   /// Tells the demuxer to drop every stream but `index` (call after seeking).
   package func discardAll(except index: Int) {
     for other in 0..<streamCount where other != index {

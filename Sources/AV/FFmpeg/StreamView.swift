@@ -48,6 +48,8 @@ package struct StreamView {
     package var size: Int64
     /// Its decoding time, in the stream's time base.
     package var timestamp: Int64
+    /// The sample is a keyframe (`AVINDEX_KEYFRAME`): decoding can start there.
+    package var isKeyframe: Bool = false
   }
 
   /// Calls `body` with each entry of the demuxer's index, in order.
@@ -58,7 +60,8 @@ package struct StreamView {
       body(
         IndexEntry(
           position: item.pointee.pos, size: Int64(item.pointee.size),
-          timestamp: item.pointee.timestamp))
+          timestamp: item.pointee.timestamp,
+          isKeyframe: item.pointee.flags & AVINDEX_KEYFRAME != 0))
     }
   }
   /// The stream's first timestamp, in its time base, when known.

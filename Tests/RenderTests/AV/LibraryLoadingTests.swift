@@ -7,9 +7,9 @@ import Testing
 /// scaler: the tools that do not filter or scale do not link them (libavfilter and the ~30
 /// libraries behind it cost ~11 ms a start, libswscale 0.1-0.2 ms).
 @Suite struct LibraryLoadingTests {
-  /// The built tools (none of them filters or scales yet) link libavformat but neither
-  /// libavfilter nor libswscale.
-  @Test(arguments: ["mediaprobe", "media2wav", "mediacompat", "mediamerge"])
+  /// The built tools link libavformat but neither libavfilter nor libswscale (mediaframe
+  /// scales every picture and filters HDR ones: through the libraries loaded on first use).
+  @Test(arguments: ["mediaprobe", "media2wav", "mediacompat", "mediamerge", "mediaframe"])
   func toolsDoNotLinkThem(tool: String) throws {
     let binary = productsDirectory.appendingPathComponent(tool).path
     try #require(FileManager.default.isExecutableFile(atPath: binary), "build the tools first")

@@ -1,0 +1,560 @@
+import AV
+import MediaCore
+import OutputKit
+
+/// A size a picture must fit inside (`--max-size WxH`): it is only ever made smaller, keeping
+/// its shape, as `AVAssetImageGenerator.maximumSize`.
+public struct FitSize: Sendable, Equatable {
+  /// The widest the picture may be.
+  public var width: Int
+  /// The tallest the picture may be.
+  public var height: Int
+
+  /// A bounding box of `width`×`height` pixels.
+  public init(width: Int, height: Int) {
+    self.width = width
+    self.height = height
+  }
+
+  /// The size a `width`×`height` picture takes when fitted inside (never enlarged; at least
+  /// 1×1).
+  public func fit(width w: Int, height h: Int) -> (width: Int, height: Int) {
+    let scale = min(1, Double(width) / Double(w), Double(height) / Double(h))
+    guard scale < 1 else { return (w, h) }
+    return (max(1, Int((Double(w) * scale).rounded())), max(1, Int((Double(h) * scale).rounded())))
+  }
+}
+
+/// One picture taken from an input.
+public struct Grab: Sendable {
+  /// The picture, upright, square pixels, fitted.
+  public var picture: Picture
+  /// The time asked for, in seconds from the input's start (nil for cover art and stills).
+  public var requestedTime: Double?
+  /// The presentation time of the frame returned, in seconds from the input's start (what
+  /// `AVAssetImageGenerator` calls `actualTime`); 0 for a still, nil for cover art.
+  public var actualTime: Double?
+}
+
+/// Takes pictures out of one input: opens it the one way every tool does (`InputOpener`), picks
+/// the video stream (or the cover art), seeks to the keyframe before the time asked for and
+/// decodes up to the frame presented then, and turns it into an upright `Picture` with square
+/// pixels. One grabber reads one input; times asked for in increasing order reuse the decode
+/// when no seek is needed.
+public final class FrameGrabber {
+  private(set) var input: InputFile
+  private(set) var demuxer: Demuxer
+  private(set) var decoder: CodecDecoder
+  /// What `reopen()` opens again.
+  private let source: InputSource
+  private let openOptions: OpenOptions
+  private let threads: Int
+  /// One frame's duration in the stream's time base, for frames without timestamps (raw
+  /// elementary streams): their times are counted from the start.
+  private let frameTicks: Int64
+  /// The time stamped on the last frame decoded, in the stream's time base.
+  private var lastStamp: Int64?
+  let timeBase: Rational
+  let timeout: Double?
+  /// The input's start (`start_time`): times are counted from it, as the ffmpeg CLI's `-ss`.
+  let start: Double
+  /// Frames decoded and not handed out yet (the one after the time last asked for).
+  private var pending: Frame?
+  /// The input ended: the decoder is drained, and no frame comes after its last before the
+  /// next seek.
+  private var ended = false
+  /// The packet read last (or the end, when `ended`) is still to be sent to the decoder.
+  private var unsent = false
+  /// Nothing was read yet: the first frame can be decoded without seeking.
+  private var fresh = true
+  /// The frame last returned (presented at the time last asked for), with its time.
+  private var current: (Frame, time: Double)?
+  /// The longest distance seen between two keyframes (2 s until two were seen): decoding
+  /// forward less than this is cheaper than a seek.
+  private var keyframeInterval = 2.0
+  private var lastKeyframe: Double?
+  /// The decoder stands where exact decoding may go on (false after a tolerance's seeks).
+  private var positionValid = true
+  private var scalers: [ScalerKey: Scaler] = [:]
+  private var toneMapper: ToneMapper?
+
+  /// The stream reorders frames (B-frames): seeks start earlier, as the ffmpeg CLI's.
+  let hasDelay: Bool
+  /// The index of the stream pictures come from.
+  public let streamIndex: Int
+  /// The pictures are the input's cover art (an attached picture).
+  public let isCover: Bool
+  /// The input is one still picture (a JPEG, PNG, WebP ... file): every time gives it.
+  public let isStill: Bool
+  /// How the stored pictures are shown: the display matrix (or a JPEG's EXIF orientation).
+  public let orientation: Orientation
+  /// The pixel aspect ratio (nil: square).
+  public let sampleAspectRatio: Rational?
+  /// The video's length in seconds from the input's start (nil: unknown, or a still).
+  public let duration: Double?
+  /// The stream is HDR by its headers (HDR10, HLG, Dolby Vision).
+  public let isHDR: Bool
+  /// A picture was tone-mapped to SDR BT.709 (its frame's transfer was SMPTE 2084 PQ or ARIB
+  /// STD-B67 HLG).
+  public private(set) var toneMapped = false
+
+  /// Opens `source` and picks the stream: the first video stream that is not cover art (the
+  /// default one first), or the cover art when `cover` is set.
+  ///
+  /// - Parameter threads: decoder threads (0: FFmpeg's choice).
+  /// - Throws: `FrameError.input` (the probe's code), `.noVideo`, `.noCover`, `.decoder`.
+  public init(source: InputSource, options: OpenOptions, cover: Bool, threads: Int = 0)
+    throws(FrameError)
+  {
+    let input: InputFile
+    do { input = try InputOpener.open(source, options: options) } catch { throw .input(error) }
+    let streams = input.streams
+    let covers = streams.filter { $0.isVideoType && $0.isAttachedPicture }
+    let videos = streams.filter(\.isVideo)
+    let chosen: StreamView
+    if cover {
+      guard let first = covers.first else { throw .noCover }
+      chosen = first
+    } else {
+      guard let first = videos.first(where: \.isDefault) ?? videos.first else {
+        throw .noVideo(hasCover: !covers.isEmpty)
+      }
+      chosen = first
+    }
+    let decoder: CodecDecoder
+    do { decoder = try chosen.openDecoder(threads: Int32(threads)) } catch {
+      throw .decoder(error)
+    }
+    input.discardAll(except: chosen.index)
+    self.input = input
+    self.decoder = decoder
+    demuxer = Demuxer(input)
+    self.source = source
+    openOptions = options
+    self.threads = threads
+    let rate = chosen.guessedFrameRate ?? Rational(25, 1)!
+    frameTicks = max(1, (rate.den * chosen.timeBase.den) / max(1, rate.num * chosen.timeBase.num))
+    timeBase = chosen.timeBase
+    timeout = options.timeout
+    streamIndex = chosen.index
+    hasDelay = chosen.videoDelay > 0
+    isCover = cover
+    isStill =
+      cover || InputFormats.isImagePipe(input.formatName) || input.formatName == "image2"
+    start = isStill ? 0 : (input.startSeconds ?? 0)
+    let info = chosen.videoInfo(isCoverArt: cover)
+    sampleAspectRatio = info.sampleAspectRatio
+    if isStill && !cover, let exif = JPEGOrientation.read(input.source) {
+      orientation = Orientation(
+        transform: JPEGOrientation.transform(exif, width: chosen.width, height: chosen.height),
+        width: chosen.width, height: chosen.height, sampleAspectRatio: info.sampleAspectRatio)
+    } else {
+      orientation = info.orientation
+    }
+    if isStill {
+      duration = nil
+    } else if let length = chosen.duration, let first = chosen.startTime {
+      duration = Double((first + length) * timeBase.num) / Double(timeBase.den) - start
+    } else {
+      duration = input.durationSeconds
+    }
+    isHDR = info.hdr != nil
+  }
+
+  /// The frame presented at `seconds` (from the input's start): the last frame whose
+  /// presentation time is at or before it, decoded from the keyframe before it (the first frame
+  /// when `seconds` comes before it). With a `tolerance`, the keyframe nearest `seconds` within
+  /// that many seconds either way is taken when there is one (no decoding past it), as
+  /// `AVAssetImageGenerator`'s `requestedTimeToleranceBefore/After`. Times asked for in
+  /// increasing order decode forward instead of seeking while the next time is less than a
+  /// keyframe interval ahead.
+  ///
+  /// - Throws: `FrameError.pastEnd` when `seconds` lies past the video's end, `.noFrame` when
+  ///   nothing decodes, `.interrupted`, `.timeout`.
+  package func frame(at seconds: Double, tolerance: Double? = nil) throws(FrameError) -> (
+    Frame, time: Double
+  ) {
+    if isStill {
+      if current == nil {
+        guard let frame = try nextFrame() else { throw .noFrame("the picture did not decode") }
+        current = (frame, 0)
+      }
+      return current!
+    }
+    if let duration, seconds > duration + 1e-9 {
+      throw .pastEnd(requested: seconds, duration: duration)
+    }
+    let limit = seconds + 1e-9
+    if let tolerance, tolerance > 0 {
+      if let current, abs(current.time - seconds) <= tolerance + 1e-9 { return current }
+      if let found = try keyframe(near: seconds, within: tolerance) { return found }
+    }
+    var sought: Double? = nil
+    if !positionValid {
+      sought = seconds
+    } else if let current, current.time <= limit {
+      let next = pending.map(time(of:))
+      if next.map({ $0 > limit }) ?? ended { return current }  // still presented at `seconds`
+      let position = next ?? current.time
+      // Seek when a keyframe lies between where the decode stands and `seconds` (the index
+      // says; without one, when `seconds` is a keyframe interval or more ahead): decoding
+      // forward from here costs more than from that keyframe.
+      let seekGains =
+        keyframes.isEmpty
+        ? seconds - position >= keyframeInterval
+        : (keyframes.last { $0.time <= limit }.map { $0.time > position + 1e-6 } ?? false)
+      if seekGains { sought = seconds }
+    } else if !(fresh && seconds <= 0) {
+      sought = seconds
+    }
+    // A demuxer that seeks by searching timestamps (MPEG-TS, MPEG-PS) can land after the
+    // keyframe before `seconds`: when the first frame decoded comes after `seconds` (or none
+    // does), it seeks again 1, 2, 4 ... seconds earlier, down to the start; when even that
+    // does not reach it, the input is opened again and decoded from its first byte.
+    var backoff = 0.0
+    while true {
+      if let target = sought {
+        do {
+          try seek(toSeconds: target - backoff)
+        } catch .noFrame {
+          // The demuxer refuses the seek (FLV before its first keyframe: EPERM): from the
+          // first byte.
+          try reopen()
+          try decodeForward(to: limit)
+          break
+        }
+      }
+      let landed = sought == nil ? nil : try decodeForward(to: limit)
+      if sought == nil { try decodeForward(to: limit) }
+      if let target = sought, landed == false {
+        if target - backoff > 0 {
+          backoff = max(1, backoff * 2)
+          continue
+        }
+        // Sought before the start and still nothing at or before `seconds` (FLV lands past the
+        // end when asked for a time before its start; a raw stream has no times): from the
+        // first byte, which also gives the first frame when `seconds` precedes it.
+        try reopen()
+        sought = nil
+        try decodeForward(to: limit)
+      }
+      break
+    }
+    guard let current else {
+      throw .noFrame("no frame at or before \(fixed(seconds, places: 3)) s")
+    }
+    return current
+  }
+
+  /// Opens the input again and stands at its start, as when the grabber was made.
+  private func reopen() throws(FrameError) {
+    let input: InputFile
+    do { input = try InputOpener.open(source, options: openOptions) } catch { throw .input(error) }
+    guard streamIndex < input.streamCount else { throw .noFrame("the input changed") }
+    let decoder: CodecDecoder
+    do { decoder = try input.view(streamIndex).openDecoder(threads: Int32(threads)) } catch {
+      throw .decoder(error)
+    }
+    input.discardAll(except: streamIndex)
+    self.input = input
+    self.decoder = decoder
+    demuxer = Demuxer(input)
+    (pending, current, lastKeyframe, lastStamp) = (nil, nil, nil, nil)
+    (ended, unsent, fresh, positionValid) = (false, false, true, true)
+  }
+
+  /// Decodes forward, keeping in `current` the last frame at or before `limit` (the first frame
+  /// when none is), and in `pending` the one after it.
+  ///
+  /// - Returns: whether a frame at or before `limit` was decoded since the call began.
+  @discardableResult
+  private func decodeForward(to limit: Double) throws(FrameError) -> Bool {
+    var reached = false
+    while true {
+      let frame: Frame
+      if let waiting = pending {
+        frame = waiting
+        pending = nil
+      } else if let decoded = try nextFrame() {
+        frame = decoded
+      } else {
+        break  // the end: the last frame stays presented
+      }
+      let time = self.time(of: frame)
+      if time > limit && current != nil {
+        pending = frame
+        break
+      }
+      current = (frame, time)
+      if time > limit { break }  // the first frame comes after `seconds`: it shows until then
+      reached = true
+    }
+    return reached || current.map { $0.time <= limit } == true
+  }
+
+  /// The stream's keyframes from the demuxer's index (MP4's sync samples), in seconds from the
+  /// input's start; empty for other containers (whose index is partial or absent). MP4
+  /// indexes decoding times, which precede the presentation times by the reordering delay: the
+  /// times are moved by the difference between the stream's first presentation time and the
+  /// first indexed keyframe (x264's keyframes keep the same composition offset). A keyframe
+  /// taken from here is checked against its decoded time.
+  private lazy var keyframes: [(time: Double, seekTime: Double)] = {
+    // Only MP4/MOV's index is whole once the header is read: Matroska reads its cues on the
+    // first seek, and MPEG-TS, AVI without idx1 and the rest add entries as they read.
+    guard input.formatName.hasPrefix("mov,") else { return [] }
+    let stream = input.view(streamIndex)
+    var stamps: [Int64] = []
+    stream.forEachIndexEntry { entry in
+      if entry.isKeyframe { stamps.append(entry.timestamp) }
+    }
+    stamps.sort()
+    guard let first = stamps.first else { return [] }
+    let shift = max(0, (stream.startTime ?? first) - first)
+    let (base, origin) = (timeBase, start)
+    let seconds = { (stamp: Int64) in Double(stamp * base.num) / Double(base.den) - origin }
+    return stamps.map { (seconds($0 + shift), seconds($0)) }
+  }()
+
+  /// The keyframe nearest `seconds` within `tolerance`, decoded; nil when there is none. With
+  /// an index, the nearest indexed keyframe is sought directly; without, two seeks find the
+  /// keyframes on either side (libavformat's `avformat_seek_file` takes the one in the seek
+  /// direction, not the nearest); the earlier wins a tie. The decoded frame's own time is
+  /// checked against the tolerance either way.
+  private func keyframe(near seconds: Double, within tolerance: Double) throws(FrameError) -> (
+    Frame, time: Double
+  )? {
+    if !keyframes.isEmpty {
+      guard
+        let nearest = keyframes.min(by: { abs($0.time - seconds) < abs($1.time - seconds) }),
+        abs(nearest.time - seconds) <= tolerance + 1e-9,
+        (try? seek(toSeconds: nearest.seekTime, within: (0.001, 0.001))) != nil,
+        let frame = try nextFrame()
+      else { return nil }
+      let time = self.time(of: frame)
+      guard abs(time - seconds) <= tolerance + 1e-9 else {
+        pending = frame
+        return nil
+      }
+      current = (frame, time)
+      return current
+    }
+    var found: (Frame, time: Double)?
+    if (try? seek(toSeconds: seconds, within: (tolerance, 0))) != nil, let frame = try nextFrame() {
+      let time = self.time(of: frame)
+      if time <= seconds + 1e-9 && seconds - time <= tolerance + 1e-9 { found = (frame, time) }
+    }
+    if found.map({ $0.time < seconds - 1e-9 }) ?? true,
+      (try? seek(toSeconds: seconds, within: (0, tolerance))) != nil, let frame = try nextFrame()
+    {
+      let time = self.time(of: frame)
+      if time >= seconds - 1e-9 && time - seconds <= tolerance + 1e-9
+        && found.map({ time - seconds < seconds - $0.time }) ?? true
+      {
+        found = (frame, time)
+      }
+    }
+    // The decode stands after the second keyframe: the next exact time seeks again.
+    positionValid = false
+    current = nil
+    pending = nil
+    return found
+  }
+
+  /// Seeks to the keyframe at or before `seconds` (as the ffmpeg CLI's -ss), or with `range`
+  /// (seconds before, after) to one within it, and resets the decoder.
+  private func seek(toSeconds seconds: Double, within range: (Double, Double)? = nil)
+    throws(FrameError)
+  {
+    var target = Int64(((start + seconds) * 1_000_000).rounded(.down))
+    do {
+      if let range {
+        let low = target - Int64((range.0 * 1_000_000).rounded(.down))
+        let high = target + Int64((range.1 * 1_000_000).rounded(.down))
+        try input.seek(toMicroseconds: target, within: low...high)
+      } else {
+        // As the ffmpeg CLI's -ss: a stream with B-frames is sought 3/23 s early, since
+        // demuxers seek by decoding time, and a frame just after an open GOP's keyframe may
+        // need the frames before it (x264's open-gop: an MMCO naming a picture of the previous
+        // GOP makes the decoder drop the last frame of numbers_open.mkv when decoding starts
+        // at its keyframe).
+        if hasDelay { target -= 3 * 1_000_000 / 23 }
+        try input.seek(toMicroseconds: target)
+      }
+    } catch {
+      if range != nil { throw .decoder(error) }
+      if !fresh { throw .noFrame("the input cannot seek: \(error.message)") }
+      return  // a stream that cannot seek is decoded from its start
+    }
+    decoder.flush()
+    pending = nil
+    current = nil
+    lastKeyframe = nil
+    lastStamp = nil
+    ended = false
+    unsent = false
+    fresh = false
+    positionValid = true
+  }
+
+  /// The presentation time of `frame` in seconds from the input's start.
+  func time(of frame: Frame) -> Double {
+    guard let stamp = frame.bestEffortTimestamp ?? frame.pts else { return current?.time ?? 0 }
+    return Double(stamp * timeBase.num) / Double(timeBase.den) - start
+  }
+
+  /// The next frame the decoder gives, reading packets as needed; nil at the end. A packet (or
+  /// the end) the decoder cannot take yet (`EAGAIN`: its frame threads are busy) is sent again
+  /// once a frame was received.
+  func nextFrame() throws(FrameError) -> Frame? {
+    var failures = 0
+    while true {
+      let frame = Frame()
+      do {
+        if try decoder.receive(into: frame) {
+          fresh = false
+          if let stamp = frame.bestEffortTimestamp ?? frame.pts {
+            lastStamp = stamp
+          } else {
+            // No timestamp (a raw stream): the frame after the last one.
+            let stamp = lastStamp.map { $0 + frameTicks } ?? 0
+            frame.pts = stamp
+            lastStamp = stamp
+          }
+          if frame.isKeyFrame {
+            let time = time(of: frame)
+            if let last = lastKeyframe, time > last {
+              keyframeInterval = max(keyframeInterval, time - last)
+            }
+            lastKeyframe = time
+          }
+          return frame
+        }
+      } catch {
+        failures += 1
+        if failures > 1000 { throw .decoder(error) }
+        continue
+      }
+      if unsent {
+        do {
+          try decoder.send(ended ? nil : demuxer.packet)
+          unsent = false
+        } catch  where error.isTryAgain {
+          continue  // receive first
+        } catch {
+          unsent = false  // the packet is lost, as the ffmpeg CLI skips it
+          failures += 1
+          if failures > 1000 { throw .decoder(error) }
+        }
+        continue
+      }
+      if ended { return nil }
+      let next: Demuxer.Next
+      do { next = try demuxer.next() } catch {
+        switch error {
+        case .interrupted: throw .interrupted
+        case .timedOut: throw .timeout(seconds: timeout)
+        }
+      }
+      switch next {
+      case .packet:
+        guard demuxer.packet.streamIndex == streamIndex else { continue }
+        unsent = true
+      case .end, .failed:
+        ended = true
+        unsent = true
+      }
+    }
+  }
+}
+
+extension FrameGrabber {
+  /// The size a frame of `width`×`height` is shown at: the pixel aspect ratio applied to the
+  /// width, turned by the orientation, fitted inside `maxSize`.
+  public func displaySize(width: Int, height: Int, maxSize: FitSize?) -> (width: Int, height: Int) {
+    var w = width
+    if let sar = sampleAspectRatio, sar.num > 0, sar.num != sar.den {
+      w = max(1, Int((Double(width) * sar.value).rounded()))
+    }
+    var shown = orientation.rotation % 180 == 0 ? (w, height) : (height, w)
+    if let maxSize { shown = maxSize.fit(width: shown.0, height: shown.1) }
+    return shown
+  }
+
+  /// The frame as an upright picture with square pixels, fitted inside `maxSize`: HDR frames
+  /// tone-mapped to SDR first, then converted to R'G'B' by libswscale (the frame's matrix and
+  /// range; bicubic), then turned by the orientation.
+  ///
+  /// - Throws: `FrameError.filter` when the conversion fails.
+  package func picture(of frame: Frame, maxSize: FitSize?) throws(FrameError) -> Picture {
+    var source = frame
+    // By the frame's transfer: a Dolby Vision stream's base layer may state none, and zscale
+    // cannot linearize an unstated transfer.
+    if frame.color.transfer == .pq || frame.color.transfer == .hlg {
+      if toneMapper == nil { toneMapper = ToneMapper() }
+      source = try toneMapper!.map(frame)
+      toneMapped = true
+    }
+    guard let format = source.pixelFormat else {
+      throw .noFrame("the decoded frame has no picture")
+    }
+    let shown = displaySize(width: source.width, height: source.height, maxSize: maxSize)
+    let stored = orientation.rotation % 180 == 0 ? shown : (shown.1, shown.0)
+    let color = source.color
+    let range: ColorRange =
+      color.range == .full || format.name.hasPrefix("yuvj") ? .full : .limited
+    let key = ScalerKey(
+      source: ImageFormat(
+        width: source.width, height: source.height, pixelFormat: format, matrix: color.matrix,
+        range: range),
+      width: stored.0, height: stored.1)
+    let scaler: Scaler
+    if let cached = scalers[key] {
+      scaler = cached
+    } else {
+      do {
+        scaler = try Scaler(
+          from: key.source,
+          to: ImageFormat(width: stored.0, height: stored.1, pixelFormat: .rgb24),
+          interpolation: .bicubic)
+      } catch {
+        throw .filter("cannot convert the \(format) picture to RGB", error)
+      }
+      scalers[key] = scaler
+    }
+    let rgb: Frame
+    do { rgb = try scaler.scale(source) } catch {
+      throw .filter("cannot convert the \(format) picture to RGB", error)
+    }
+    var pixels = [UInt8](repeating: 0, count: stored.0 * stored.1 * 3)
+    let rowBytes = stored.0 * 3
+    pixels.withUnsafeMutableBytes { target in
+      for row in 0..<stored.1 {
+        rgb.withRow(row) { line in
+          target.baseAddress!.advanced(by: row * rowBytes).copyMemory(
+            from: line.baseAddress!, byteCount: rowBytes)
+        }
+      }
+    }
+    return Picture(width: stored.0, height: stored.1, pixels: pixels)
+      .oriented(rotation: orientation.rotation, mirrored: orientation.mirrored)
+  }
+
+  /// The picture presented at `seconds`, ready to write.
+  ///
+  /// - Throws: what `frame(at:tolerance:)` and `picture(of:maxSize:)` throw.
+  public func grab(at seconds: Double, tolerance: Double? = nil, maxSize: FitSize?)
+    throws(FrameError) -> Grab
+  {
+    let (frame, time) = try self.frame(at: seconds, tolerance: tolerance)
+    return Grab(
+      picture: try picture(of: frame, maxSize: maxSize),
+      requestedTime: isStill ? nil : seconds, actualTime: isCover ? nil : time)
+  }
+}
+
+/// A scaler's source format and output size.
+struct ScalerKey: Hashable {
+  var source: ImageFormat
+  var width: Int
+  var height: Int
+}

@@ -1,0 +1,356 @@
+import AV
+import MediaCore
+import OutputKit
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Peaks of an audio stream in BBC audiowaveform's data model (doc/DataFormat.md of
+/// bbc/audiowaveform, read by peaks.js and wavesurfer): for every `samplesPerPixel` samples of
+/// 16-bit PCM (the last bin may be shorter), the minimum and the maximum, per channel or of the
+/// channels merged (their sum divided by the channel count, truncated, as audiowaveform's
+/// generator), as 16-bit values or 8-bit ones (the 16-bit value divided by 256, truncated).
+public struct Waveform: Sendable, Equatable {
+  /// Samples per second of the audio.
+  public var sampleRate: Int
+  /// Samples per bin.
+  public var samplesPerPixel: Int
+  /// Channels in `data` (1 when merged).
+  public var channels: Int
+  /// 16-bit minima and maxima: bin by bin, channel by channel, min then max.
+  public var data: [Int16]
+
+  /// A waveform from its parts.
+  public init(sampleRate: Int, samplesPerPixel: Int, channels: Int, data: [Int16]) {
+    self.sampleRate = sampleRate
+    self.samplesPerPixel = samplesPerPixel
+    self.channels = channels
+    self.data = data
+  }
+
+  /// Bins per channel.
+  public var length: Int { channels == 0 ? 0 : data.count / 2 / channels }
+
+  /// The values as written with `bits` (8: each divided by 256, truncated toward zero).
+  public func values(bits: Int) -> [Int] {
+    bits == 8 ? data.map { Int($0) / 256 } : data.map { Int($0) }
+  }
+
+  /// The JSON format, version 2: `{"version":2,"channels":..,"sample_rate":..,
+  /// "samples_per_pixel":..,"bits":..,"length":..,"data":[...]}`.
+  public func json(bits: Int) -> String {
+    "{\"version\":2,\"channels\":\(channels),\"sample_rate\":\(sampleRate),"
+      + "\"samples_per_pixel\":\(samplesPerPixel),\"bits\":\(bits),\"length\":\(length),"
+      + "\"data\":[" + values(bits: bits).map(String.init).joined(separator: ",") + "]}\n"
+  }
+
+  /// The binary format (.dat), version 2: a 24-byte little-endian header (version, flags with
+  /// bit 0 set for 8-bit data, sample rate, samples per pixel, length, channels), then the values
+  /// as int8 or int16 little-endian.
+  public func binary(bits: Int) -> [UInt8] {
+    var bytes: [UInt8] = []
+    func int32(_ value: Int) {
+      let raw = UInt32(truncatingIfNeeded: value)
+      bytes += [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: raw >> $0) }
+    }
+    int32(2)
+    int32(bits == 8 ? 1 : 0)
+    int32(sampleRate)
+    int32(samplesPerPixel)
+    int32(length)
+    int32(channels)
+    for value in values(bits: bits) {
+      if bits == 8 {
+        bytes.append(UInt8(bitPattern: Int8(value)))
+      } else {
+        let raw = UInt16(bitPattern: Int16(value))
+        bytes += [UInt8(raw & 0xFF), UInt8(raw >> 8)]
+      }
+    }
+    return bytes
+  }
+
+  /// Accumulates interleaved 16-bit samples into bins.
+  public struct Builder: Sendable {
+    let inputChannels: Int
+    let split: Bool
+    let samplesPerPixel: Int
+    private var low: [Int]
+    private var high: [Int]
+    private var count = 0
+    /// The bins finished so far.
+    public private(set) var data: [Int16] = []
+
+    /// A builder for `inputChannels` channels, merged unless `split`.
+    public init(inputChannels: Int, split: Bool, samplesPerPixel: Int) {
+      self.inputChannels = inputChannels
+      self.split = split
+      self.samplesPerPixel = samplesPerPixel
+      let outputs = split ? inputChannels : 1
+      low = [Int](repeating: Int(Int16.max), count: outputs)
+      high = [Int](repeating: Int(Int16.min), count: outputs)
+    }
+
+    /// Adds `frames` interleaved frames.
+    public mutating func add(_ samples: UnsafeBufferPointer<Int16>) {
+      let frames = samples.count / inputChannels
+      for frame in 0..<frames {
+        let at = frame * inputChannels
+        if split {
+          for channel in 0..<inputChannels {
+            let value = Int(samples[at + channel])
+            if value < low[channel] { low[channel] = value }
+            if value > high[channel] { high[channel] = value }
+          }
+        } else {
+          var sum = 0
+          for channel in 0..<inputChannels { sum += Int(samples[at + channel]) }
+          let value = sum / inputChannels
+          if value < low[0] { low[0] = value }
+          if value > high[0] { high[0] = value }
+        }
+        count += 1
+        if count == samplesPerPixel { flush() }
+      }
+    }
+
+    private mutating func flush() {
+      for channel in low.indices {
+        data.append(Int16(low[channel]))
+        data.append(Int16(high[channel]))
+        low[channel] = Int(Int16.max)
+        high[channel] = Int(Int16.min)
+      }
+      count = 0
+    }
+
+    /// The waveform, with the last, shorter bin.
+    public mutating func finish(sampleRate: Int) -> Waveform {
+      if count > 0 { flush() }
+      return Waveform(
+        sampleRate: sampleRate, samplesPerPixel: samplesPerPixel, channels: low.count,
+        data: data)
+    }
+  }
+
+  /// Decodes the default audio stream of `source` (the ffmpeg CLI's choice, as media2wav) to
+  /// 16-bit PCM (libswresample; the samples equal `ffmpeg -i IN -f s16le -`) and bins it.
+  ///
+  /// - Throws: `FrameError.audio` with the extraction's code (`no_audio_stream`, ...).
+  public static func measure(
+    _ source: InputSource, options: OpenOptions, samplesPerPixel: Int, split: Bool
+  ) throws(FrameError) -> Waveform {
+    do throws(ExtractError) {
+      let audio = try AudioSource(
+        opening: source, open: options, choice: .automatic, start: nil, duration: nil,
+        target: SourceTarget(encoding: .s16), timeout: options.timeout)
+      let scratch = ByteBuffer()
+      var builder: Builder?
+      var more = true
+      while more {
+        more = try audio.step { (conversion) throws(ExtractError) in
+          scratch.removeAll()
+          do throws(FFmpegError) {
+            try conversion(scratch)
+          } catch {
+            throw .conversion("converting the samples to 16-bit", error)
+          }
+          guard let format = audio.format else { return }
+          if builder == nil {
+            builder = Builder(
+              inputChannels: format.channels, split: split, samplesPerPixel: samplesPerPixel)
+          }
+          let contents = scratch.contents
+          contents.withMemoryRebound(to: Int16.self) { builder!.add($0) }
+        }
+      }
+      guard let format = audio.format else {
+        throw .noDecodableAudio("no samples decoded")
+      }
+      if builder == nil {
+        builder = Builder(
+          inputChannels: format.channels, split: split, samplesPerPixel: samplesPerPixel)
+      }
+      return builder!.finish(sampleRate: format.sampleRate)
+    } catch {
+      throw .audio(error)
+    }
+  }
+}
+
+/// How a waveform is drawn as a picture.
+public struct WaveformStyle: Sendable, Equatable {
+  /// The picture's width in pixels.
+  public var width = 1000
+  /// The picture's height in pixels (shared by the channels, top to bottom).
+  public var height = 200
+  /// The waveform's colour.
+  public var color: (UInt8, UInt8, UInt8) = (0x3C, 0x78, 0xD8)
+  /// The ground's colour.
+  public var background: (UInt8, UInt8, UInt8) = (0xFF, 0xFF, 0xFF)
+  /// Heights in decibels (from `-dbRange` dBFS at the centre line to 0 dBFS at the edge)
+  /// instead of linear amplitude.
+  public var decibels = false
+  /// The range the decibel scale shows.
+  public var decibelRange = 48.0
+  /// A time axis along the bottom: a 12-pixel strip with a tick and a label (`m:ss.s`) every
+  /// 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30 s, 1, 2, 5, 10, 15, 30 min or 1 h, the first step at
+  /// least 80 pixels wide.
+  public var axis = false
+  /// The axis strip's height in pixels.
+  public static let axisHeight = 12
+
+  /// The default style: 1000×200, blue on white, linear, no axis.
+  public init() {}
+
+  /// Two styles draw alike.
+  public static func == (a: WaveformStyle, b: WaveformStyle) -> Bool {
+    a.width == b.width && a.height == b.height && a.color == b.color
+      && a.background == b.background && a.decibels == b.decibels
+      && a.decibelRange == b.decibelRange && a.axis == b.axis
+  }
+
+  /// The picture: each column shows the lowest minimum and the highest maximum of the bins it
+  /// covers (column x covers bins ⌊x·L/W⌋ up to ⌊(x+1)·L/W⌋, at least one), as a vertical line
+  /// around the channel's centre line; each channel gets an equal band, top to bottom.
+  public func draw(_ waveform: Waveform) -> Picture {
+    var picture = Picture(width: width, height: height, fill: background)
+    let bins = waveform.length
+    guard bins > 0 else { return picture }
+    let plotHeight = axis ? max(1, height - Self.axisHeight) : height
+    if axis { drawAxis(&picture, waveform: waveform, top: plotHeight) }
+    let bandHeight = plotHeight / max(1, waveform.channels)
+    for channel in 0..<waveform.channels {
+      let top = channel * bandHeight
+      let middle = Double(top) + Double(bandHeight) / 2
+      let half = Double(bandHeight) / 2
+      for x in 0..<width {
+        let first = x * bins / width
+        let last = max(first + 1, (x + 1) * bins / width)
+        var low = Int(Int16.max)
+        var high = Int(Int16.min)
+        for bin in first..<min(last, bins) {
+          let at = (bin * waveform.channels + channel) * 2
+          low = min(low, Int(waveform.data[at]))
+          high = max(high, Int(waveform.data[at + 1]))
+        }
+        let y0 = Int((middle - scale(high) * half).rounded(.down))
+        let y1 = Int((middle - scale(low) * half).rounded(.up))
+        picture.fill(
+          x: x, y: max(top, min(y0, y1)), w: 1,
+          h: max(1, min(top + bandHeight, max(y0, y1) + 1) - max(top, min(y0, y1))),
+          color: color)
+      }
+    }
+    return picture
+  }
+
+  /// The time axis in the strip from row `top` down.
+  func drawAxis(_ picture: inout Picture, waveform: Waveform, top: Int) {
+    let seconds =
+      Double(waveform.length * waveform.samplesPerPixel) / Double(max(1, waveform.sampleRate))
+    let perPixel = seconds / Double(width)
+    guard perPixel > 0 else { return }
+    let steps: [Double] = [
+      0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600,
+    ]
+    let step = steps.first { $0 / perPixel >= 80 } ?? 3600
+    let ink: (UInt8, UInt8, UInt8) = (96, 96, 96)
+    var index = 0
+    while Double(index) * step < seconds {
+      let time = Double(index) * step
+      let x = Int((time / perPixel).rounded(.down))
+      picture.fill(x: x, y: top, w: 1, h: 3, color: ink)
+      PixelFont.draw(
+        ContactSheet.label(time), into: &picture, x: x + 2, y: top + 4, scale: 1, color: ink)
+      index += 1
+    }
+  }
+
+  /// A sample value as a signed fraction of the band's half height.
+  func scale(_ value: Int) -> Double {
+    let linear = Double(value) / 32768
+    guard decibels else { return linear }
+    let magnitude = abs(linear)
+    guard magnitude > 0 else { return 0 }
+    let db = 20 * log10(magnitude)
+    let fraction = max(0, (db + decibelRange) / decibelRange)
+    return linear < 0 ? -fraction : fraction
+  }
+}
+
+/// Writes the waveform of one input: the engine of `mediaframe --waveform`.
+public enum WaveformJob {
+  /// The formats a waveform is written in, by the output's extension.
+  public enum Kind: String, Sendable {
+    /// audiowaveform's JSON (version 2).
+    case json
+    /// audiowaveform's binary data (version 2).
+    case dat
+    /// A picture (PNG).
+    case png
+
+    /// The kind `path`'s extension names; nil for another.
+    public init?(path: String) {
+      let name = path.split(separator: "/").last.map(String.init) ?? path
+      guard let dot = name.lastIndex(of: ".") else { return nil }
+      self.init(rawValue: name[name.index(after: dot)...].lowercased())
+    }
+  }
+
+  /// What one waveform written says (one NDJSON line).
+  public struct Record: Encodable, Sendable {
+    /// The input, as given.
+    public var input: String
+    /// The file written.
+    public var output: String
+    /// Always `waveform`.
+    public var kind = "waveform"
+    /// `json`, `dat` or `png`.
+    public var format: String
+    /// The audio's sample rate.
+    public var sampleRate: Int
+    /// Samples per bin.
+    public var samplesPerPixel: Int
+    /// 8 or 16 (nil for a picture).
+    public var bits: Int?
+    /// Channels written (1 when merged).
+    public var channels: Int
+    /// Bins per channel.
+    public var length: Int
+    /// The file's size in bytes.
+    public var bytes: Int
+
+    enum CodingKeys: String, CodingKey {
+      case input, output, kind, format
+      case sampleRate = "sample_rate"
+      case samplesPerPixel = "samples_per_pixel"
+      case bits, channels, length, bytes
+    }
+  }
+
+  /// Measures `source` and writes the waveform to `output` as its extension says.
+  ///
+  /// - Throws: `FrameError`: `.unsupportedOutput`, `.audio`, `.encoder`, `.output`.
+  public static func run(
+    _ source: InputSource, input: String, output: String, open: OpenOptions,
+    samplesPerPixel: Int, bits: Int, split: Bool, style: WaveformStyle, overwrite: Bool,
+    sync: Bool
+  ) throws(FrameError) -> Record {
+    guard let kind = Kind(path: output) else { throw .unsupportedOutput(output) }
+    let waveform = try Waveform.measure(
+      source, options: open, samplesPerPixel: samplesPerPixel, split: split)
+    let bytes: [UInt8]
+    switch kind {
+    case .json: bytes = Array(waveform.json(bits: bits).utf8)
+    case .dat: bytes = waveform.binary(bits: bits)
+    case .png: bytes = try ImageWriter.encode(style.draw(waveform), as: .png)
+    }
+    try ImageWriter.write(bytes, to: output, overwrite: overwrite, sync: sync)
+    return Record(
+      input: input, output: output, format: kind.rawValue, sampleRate: waveform.sampleRate,
+      samplesPerPixel: samplesPerPixel, bits: kind == .png ? nil : bits,
+      channels: waveform.channels, length: waveform.length, bytes: bytes.count)
+  }
+}
