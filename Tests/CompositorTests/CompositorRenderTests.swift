@@ -314,8 +314,10 @@ import Testing
     #expect(report.frames == plan.duration.units(atRate: plan.render.frameRate))
   }
 
-  /// The same composition read from OpenTimelineIO (as our writer writes it) renders the same
-  /// frames as from our JSON (framemd5 of both outputs).
+  /// The same composition read from OpenTimelineIO renders the same frames as from our JSON
+  /// (framemd5 of both outputs). The .otio file is the reference implementation's: our writer's
+  /// timeline read and written again by the pinned opentimelineio package (Scripts/test-python),
+  /// as an editor's export reaches us.
   @Test func otioTimelineRendersTheSameFrames() throws {
     _ = (Fixtures.red, Fixtures.blue)
     let json = """
@@ -325,7 +327,20 @@ import Testing
       """
     let document = try CompositionDocument.decode(json: Array(json.utf8))
     let fromJSON = try CompositionLoader.resolve(document, baseDirectory: Fixtures.directory)
-    let otio = document.written(as: .otio, plan: fromJSON.plan)
+    let ours = Fixtures.directory + "/ours.otio"
+    let reference = Fixtures.directory + "/reference.otio"
+    try Data(document.written(as: .otio, plan: fromJSON.plan)).write(
+      to: URL(fileURLWithPath: ours))
+    let rewritten = try run(
+      packageRoot.appendingPathComponent("Scripts/test-python").path,
+      [
+        "-c",
+        "import sys, opentimelineio as otio; "
+          + "otio.adapters.write_to_file(otio.adapters.read_from_file(sys.argv[1]), sys.argv[2])",
+        ours, reference,
+      ])
+    #expect(rewritten.status == 0, "\(rewritten.stderr)")
+    let otio = Array(try Data(contentsOf: URL(fileURLWithPath: reference)))
     let read = try CompositionDocument.read(otio, format: .otio)
     let fromOTIO = try CompositionLoader.resolve(read, baseDirectory: Fixtures.directory)
     #expect(
