@@ -10,6 +10,8 @@
 #   'hvc1' (a retag); firefox has no HEVC decoder in the database's rows (a video re-encode).
 # - h264_aac.mp4: H.264 + AAC in MP4 with faststart: already passes (nothing to do).
 # - subtitles.mkv: a Matroska file with only a subtitle stream (no_playable_stream).
+# - hevc_pq.mp4: HEVC Main 10 HDR10 (BT.2020, SMPTE 2084 PQ) in MP4, 1 s: firefox --strict
+#   needs H.264 8-bit, which cannot carry PQ: a re-encode tone-mapped to SDR BT.709.
 #
 # 25 fps, 2 s, 48 kHz: the durations and rates a test checks are these. Small pictures and a
 # high CRF keep each file at tens of KB.
@@ -31,6 +33,11 @@ ff "${video[@]}" -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=2" \
 ff "${video[@]}" -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=2" \
   -c:v libx265 -preset ultrafast -x265-params log-level=error -crf 35 -pix_fmt yuv420p \
   -c:a aac -b:a 64k -ac 2 "${bitexact[@]}" "$dir/hevc_hev1.mp4"
+ff -f lavfi -i "testsrc2=size=320x240:rate=25:duration=1" -f lavfi \
+  -i "sine=frequency=440:sample_rate=48000:duration=1" -c:v libx265 -preset ultrafast \
+  -x265-params log-level=error:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc \
+  -crf 30 -pix_fmt yuv420p10le -color_primaries bt2020 -color_trc smpte2084 -colorspace bt2020nc \
+  -tag:v hvc1 -c:a aac -b:a 64k -ac 2 "${bitexact[@]}" "$dir/hevc_pq.mp4"
 printf '1\n00:00:00,000 --> 00:00:01,000\nhello\n' > "$dir/subtitles.srt"
 ff -i "$dir/subtitles.srt" -c:s srt "${bitexact[@]}" "$dir/subtitles.mkv"
 rm "$dir/subtitles.srt"

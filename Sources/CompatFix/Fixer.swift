@@ -409,6 +409,8 @@ public struct Fixer: Sendable {
             action: .encodeVideo(
               VideoEncoding(
                 filter: encode.filter, encoder: settings,
+                // Tone-mapped pictures are BT.709 (the encoder's tags), not the source's HDR.
+                keepSourceColor: !encode.toneMapped,
                 timing: matroska ? .sourceTimestamps : .constantFrameRate))))
       } else {
         streams.append(Render.StreamChoice(input: video.input, action: .copy, codecTag: video.tag))

@@ -104,6 +104,9 @@ public struct VideoEncodePlan: Codable, Sendable, Equatable {
   public var filter: String
   /// A target bit rate (nil: CRF only).
   @NullEncoded public var bitRate: Int?
+  /// HDR (PQ or HLG) tone-mapped to SDR BT.709 (`ToneMapping`): the platforms' encoder writes
+  /// 8-bit pictures, which cannot carry the source's light. The output is tagged BT.709.
+  public var toneMapped: Bool = false
 }
 
 /// The audio of a fixed file: copied or re-encoded.

@@ -358,6 +358,7 @@ public struct FixPlanner: Sendable {
     let box = boxes.min { $0[0] * $0[1] < $1[0] * $1[1] }
     let maxRate = platforms.compactMap(\.transcode.maxFrameRate).min()
     let interlaced = facts.values["video.interlaced"] == .flag(true)
+    let hdr = v.color.transfer.map(ToneMapping.hdrTransfers.contains) ?? false
     var result: [VideoFixPlan] = []
     var seen: Set<String> = []
     for platform in platforms {
@@ -366,6 +367,9 @@ public struct FixPlanner: Sendable {
         var (width, height) = (v.width, v.height)
         var filters: [String] = []
         if interlaced { filters.append("yadif") }
+        // 8-bit output (the recipes' yuv420p) cannot carry PQ or HLG light: tone-mapped to SDR.
+        let toneMapped = hdr && (recipe.video.pixelFormat ?? "yuv420p") == "yuv420p"
+        if toneMapped { filters.append(ToneMapping.libavfilterChain) }
         var scaled = false
         if capped, let box {
           // The box in the stored picture's orientation (the display matrix is kept).
@@ -394,7 +398,7 @@ public struct FixPlanner: Sendable {
           settings: settings, crf: crf, preset: preset, width: width, height: height,
           frameRate: outRate, scaled: scaled, rateCapped: rateCapped, deinterlaced: interlaced,
           filter: filters.isEmpty ? "null" : filters.joined(separator: ","),
-          bitRate: recipe.videoBitRate)
+          bitRate: recipe.videoBitRate, toneMapped: toneMapped)
         let key = "\(encode)"
         guard seen.insert(key).inserted else { continue }
         result.append(
@@ -428,6 +432,7 @@ public struct FixPlanner: Sendable {
     facts.values["video.bit_rate"] = encode.bitRate.map { .number(Double($0)) }
     facts.values["video.bit_depth"] = encode.settings.pixelFormat == "yuv420p" ? .number(8) : nil
     facts.values["video.interlaced"] = .flag(false)
+    if encode.toneMapped { facts.values["video.hdr"] = .text("sdr") }
   }
 
   // MARK: - Containers

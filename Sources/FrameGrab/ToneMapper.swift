@@ -9,9 +9,7 @@ import MediaCore
 /// documentation and most guides give for HDR10 to SDR.
 final class ToneMapper {
   /// The graph's description.
-  static let description =
-    "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,"
-    + "tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,format=yuv420p"
+  static let description = ToneMapping.libavfilterChain
 
   private var graph: FilterGraph?
   private var source: FilterGraph.Source?

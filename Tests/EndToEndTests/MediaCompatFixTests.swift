@@ -179,6 +179,49 @@ struct MediaCompatFixTests {
     #expect(value(record, "quality", "frames") as? Int == 50)
   }
 
+  /// HDR10 HEVC for firefox --strict: H.264 8-bit cannot carry PQ light, so the re-encode is
+  /// tone-mapped to SDR (`ToneMapping`) and tagged BT.709; the pictures are the ffmpeg CLI's run
+  /// of the same zscale/tonemap chain on the input (PSNR >= 35 dB), and differ from a plain
+  /// conversion to 8 bits that keeps the PQ values (< 30 dB against it).
+  @Test("HDR10 HEVC re-encoded for firefox is tone-mapped to SDR BT.709")
+  func hdrIsToneMapped() throws {
+    let directory = try TemporaryDirectory()
+    let input = "\(Self.fixtures)/hevc_pq.mp4"
+    let output = directory.path("out.mp4")
+    let (status, records, result) = try fix([
+      "--strict", "--platform", "firefox", "-o", output, input,
+    ])
+    #expect(status == 0, "\(result.stderr)")
+    let record = try #require(records.first)
+    #expect(record["action"] as? String == "transcode-video")
+    let video = try #require(try ffprobe(output).streams.first)
+    #expect(video["codec_name"] as? String == "h264")
+    #expect(video["pix_fmt"] as? String == "yuv420p")
+    #expect(video["color_transfer"] as? String == "bt709")
+    #expect(video["color_primaries"] as? String == "bt709")
+    #expect(video["color_space"] as? String == "bt709")
+    func psnr(against filter: String) throws -> Double {
+      let measured = try run(
+        "ffmpeg",
+        [
+          "-nostdin", "-hide_banner", "-i", output, "-i", input, "-lavfi",
+          "[1:v]\(filter)[ref];[0:v][ref]psnr=shortest=1", "-f", "null", "-",
+        ])
+      let line = try #require(
+        measured.stderr.split(separator: "\n").first { $0.contains("PSNR y:") })
+      return try #require(
+        Double(line.split(separator: "average:").last!.split(separator: " ").first!))
+    }
+    let toneMapped = try psnr(
+      against: "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,"
+        + "tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,format=yuv420p")
+    #expect(toneMapped >= 35, "\(toneMapped) dB against the CLI's tone mapping")
+    let untouched = try psnr(against: "format=yuv420p")
+    #expect(untouched < 30, "\(untouched) dB against the PQ values kept")
+    let probed = try run("mediaprobe", [output])
+    #expect(value(try probed.json(), "streams", 0, "video", "hdr") is NSNull)
+  }
+
   @Test("one output for ios-17 android-14 chrome firefox meets every platform's published rows")
   func severalPlatforms() throws {
     let directory = try TemporaryDirectory()
