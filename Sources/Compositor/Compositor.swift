@@ -186,12 +186,13 @@ public enum Compositor {
     if settings.check {
       let check = try VideoCheck.run(
         plan: plan, output: output, canvas: renderer.canvas, frames: renderer.frameCount,
+        damaged: renderer.damagedSegments,
         decoderThreads: settings.threads, stopReason: stopReason)
       var checked = check
       let audioStarted = MonotonicClock.seconds()
       let audio = try AudioSelfCheck.check(
         plan: plan, sampleRate: settings.sampleRate, channelCount: settings.channels,
-        output: "/proc/self/fd/\(output.fd)")
+        output: "/proc/self/fd/\(output.fd)", rendered: renderer.levels)
       if let stop = stopReason() { throw stop }
       checked.audio = audio
       checked.seconds += MonotonicClock.seconds() - audioStarted
@@ -269,11 +270,15 @@ struct Renderer {
   let videoStream: Int
   let audioStream: Int
   let audio: CompositionAudio
+  /// The levels of the mix as it is encoded, in the audio self-check's windows (nil: no check).
+  var levels: AudioLevelRecorder?
   let background: Frame
   let frameCount: Int64
   private(set) var samples: Int64 = 0
   private(set) var maxOpen = 0
   private(set) var decodeErrors = 0
+  /// The segments whose source gave decoding errors (by segment index).
+  private(set) var damagedSegments: Set<Int> = []
   let stages = StageTimes()
 
   init(
@@ -331,6 +336,12 @@ struct Renderer {
     }
     audio = try CompositionAudio(
       plan: plan, sampleRate: settings.sampleRate, channelCount: settings.channels)
+    if settings.check {
+      let (windows, length) = try AudioSelfCheck.windows(
+        plan: plan, sampleRate: settings.sampleRate, channelCount: settings.channels)
+      levels = AudioLevelRecorder(
+        windows: windows, length: length, channelCount: settings.channels)
+    }
     background = try canvas.backgroundPicture()
   }
 
@@ -403,6 +414,7 @@ struct Renderer {
       }
       for finished in open where finished.segment.compositionRange.end <= middle {
         decodeErrors += finished.decodeErrors
+        if finished.decodeErrors > 0 { damagedSegments.insert(finished.segment.index) }
         finished.close()
         blends[finished.segment.index + 1] = nil
       }
@@ -444,6 +456,7 @@ struct Renderer {
     }
     for segment in open {
       decodeErrors += segment.decodeErrors
+      if segment.decodeErrors > 0 { damagedSegments.insert(segment.segment.index) }
       segment.close()
     }
     try encodeAudio(until: Int64.max, packet: packet, stopReason: stopReason)
@@ -474,6 +487,7 @@ struct Renderer {
       guard let block = try audio.next(maxSamples: frameSize) else { return }
       let count = block.channels.first?.count ?? 0
       guard count > 0 else { return }
+      levels?.record(block)
       let frame: Frame
       do {
         frame = try Frame.audio(

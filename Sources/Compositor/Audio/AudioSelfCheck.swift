@@ -48,21 +48,66 @@ public struct AudioCheckWindow: Codable, Sendable, Equatable {
   public var ok: Bool
 }
 
+/// One window the audio self-check measures: where it is and why.
+package struct AudioWindow: Sendable, Equatable {
+  /// What it is at (`clips[2] middle`, `audio[0] gain breakpoint`).
+  package var label: String
+  /// The place on the composition's timeline.
+  package var time: MediaTime
+  /// Its first sample.
+  package var start: Int64
+}
+
+/// The mean square of the render's own mix in each check window, accumulated from the blocks the
+/// compositor encodes as they pass (no second decode, and the same samples the encoder got).
+package struct AudioLevelRecorder: Sendable {
+  /// The windows, by start.
+  package let windows: [AudioWindow]
+  /// Each window's length in samples.
+  package let length: Int64
+  private var squares: [Double]
+  private let channelCount: Int
+
+  /// A recorder of `windows` of `length` samples with `channelCount` channels.
+  package init(windows: [AudioWindow], length: Int64, channelCount: Int) {
+    self.windows = windows
+    self.length = length
+    self.channelCount = channelCount
+    squares = Array(repeating: 0, count: windows.count)
+  }
+
+  /// Adds a block of the mix.
+  package mutating func record(_ block: AudioBlock) {
+    let count = Int64(block.channels.first?.count ?? 0)
+    let blockEnd = block.start + count
+    for (index, window) in windows.enumerated() {
+      let from = max(window.start, block.start)
+      let to = min(window.start + length, blockEnd)
+      guard from < to else { continue }
+      var sum = 0.0
+      for channel in block.channels {
+        for position in Int(from - block.start)..<Int(to - block.start) {
+          sum += Double(channel[position]) * Double(channel[position])
+        }
+      }
+      squares[index] += sum
+    }
+  }
+
+  /// Each window's mean square (per sample and channel).
+  package var meanSquares: [Double] {
+    squares.map { $0 / Double(max(1, length) * Int64(channelCount)) }
+  }
+}
+
 /// Runs the audio self-check.
 package enum AudioSelfCheck {
-  /// Checks the audio of the rendered file at `output` against `plan` mixed at `sampleRate`
-  /// with `channelCount` channels (the settings the render used).
-  ///
-  /// - Parameters:
-  ///   - windowSeconds: each window's length (100 ms: long enough for a stable RMS, short
-  ///     enough to see a fade's slope).
-  ///   - toleranceDB: the largest difference that passes.
-  ///   - silenceDB: the RMS level under which a window is silent (the AAC encoder's noise).
-  /// - Throws: `CompositorError`: the output or a source cannot be read (their codes).
-  package static func check(
-    plan: CompositionPlan, sampleRate: Int, channelCount: Int, output: String,
-    windowSeconds: Double = 0.1, toleranceDB: Double = 1, silenceDB: Double = -60
-  ) throws(CompositorError) -> AudioCheck {
+  /// The windows the check measures for `plan` at `sampleRate`: each segment's middle and each
+  /// gain breakpoint (segments' and audio tracks'), one per start sample, in time order; and
+  /// their length.
+  package static func windows(
+    plan: CompositionPlan, sampleRate: Int, channelCount: Int, windowSeconds: Double = 0.1
+  ) throws(CompositorError) -> (windows: [AudioWindow], length: Int64) {
     let mixer = try CompositionAudio(
       plan: plan, sampleRate: sampleRate, channelCount: channelCount, startingAt: 0)
     let total = mixer.totalSamples
@@ -89,19 +134,46 @@ package enum AudioSelfCheck {
         places.append(("audio[\(track.index)] gain breakpoint", point.time))
       }
     }
-    var windows: [(label: String, time: MediaTime, start: Int64)] = []
+    var windows: [AudioWindow] = []
     var seen = Set<Int64>()
     for place in places {
       let centre = place.time.units(atRate: rate)
       let start = min(max(0, centre - length / 2), total - length)
       guard total > 0, seen.insert(start).inserted else { continue }
-      windows.append((place.label, place.time, start))
+      windows.append(AudioWindow(label: place.label, time: place.time, start: start))
     }
     windows.sort { $0.start < $1.start }
+    return (windows, length)
+  }
 
-    // Expected: the plan mixed over each window alone.
-    var expected: [Double] = []
-    for window in windows {
+  /// Checks the audio of the rendered file at `output` against `plan` mixed at `sampleRate`
+  /// with `channelCount` channels (the settings the render used).
+  ///
+  /// - Parameters:
+  ///   - windowSeconds: each window's length (100 ms: long enough for a stable RMS, short
+  ///     enough to see a fade's slope).
+  ///   - toleranceDB: the largest difference that passes.
+  ///   - silenceDB: the RMS level under which a window is silent (the AAC encoder's noise).
+  /// - Throws: `CompositorError`: the output or a source cannot be read (their codes).
+  package static func check(
+    plan: CompositionPlan, sampleRate: Int, channelCount: Int, output: String,
+    windowSeconds: Double = 0.1, toleranceDB: Double = 1, silenceDB: Double = -60,
+    rendered: AudioLevelRecorder? = nil
+  ) throws(CompositorError) -> AudioCheck {
+    let windows: [AudioWindow]
+    let length: Int64
+    if let rendered {
+      (windows, length) = (rendered.windows, rendered.length)
+    } else {
+      (windows, length) = try Self.windows(
+        plan: plan, sampleRate: sampleRate, channelCount: channelCount,
+        windowSeconds: windowSeconds)
+    }
+
+    // Expected: the mix the render encoded over each window (accumulated as it passed), or
+    // the plan mixed over each window alone (its sources seeked there).
+    var expected: [Double] = rendered?.meanSquares ?? []
+    for window in windows where rendered == nil {
       let part = try CompositionAudio(
         plan: plan, sampleRate: sampleRate, channelCount: channelCount,
         startingAt: window.start)

@@ -41,7 +41,8 @@ public struct VideoCheckReport: Codable, Sendable, Equatable {
     /// PSNR of the written picture against the source picture put through the planned
     /// transform (Y, Cb and Cr together), in dB; 100 when identical; null when skipped.
     @NullEncoded public var psnr: Double?
-    /// Why it was skipped (a segment covered by its transitions has no picture of its own).
+    /// Why it was skipped (a segment covered by its transitions has no picture of its own; a
+    /// source with decoding errors has no reproducible picture).
     @NullEncoded public var skipped: String?
   }
 }
@@ -50,19 +51,27 @@ public struct VideoCheckReport: Codable, Sendable, Equatable {
 /// equals the plan's within one frame, and each segment's middle picture (in the part no
 /// transition covers) matches the same source picture put through the planned transform,
 /// decoded afresh from the source (PSNR ≥ 30 dB: the encoder's loss, not a wrong frame, place or
-/// colour).
+/// colour). A segment whose source gave decoding errors is skipped and says so: a damaged
+/// stream's pictures depend on where decoding started (error concealment), so a fresh decode is
+/// no reference for what the render showed.
 enum VideoCheck {
   static let minimumPSNR = 30.0
 
   static func run(
     plan: CompositionPlan, output: OutputFile, canvas: Canvas, frames expected: Int64,
-    decoderThreads: Int, stopReason: () -> CompositorError?
+    damaged: Set<Int> = [], decoderThreads: Int, stopReason: () -> CompositorError?
   ) throws(CompositorError) -> VideoCheckReport {
     let started = MonotonicClock.seconds()
     let rate = plan.render.frameRate
     // 1. Which frames to compare.
     var targets: [(segment: PlannedSegment, frame: Int64?, reason: String?)] = []
     for (position, segment) in plan.segments.enumerated() {
+      // A damaged source's pictures depend on where its decoding started (error concealment):
+      // a fresh decode is no reference for what the render showed.
+      if damaged.contains(segment.index) {
+        targets.append((segment, nil, "its source had decoding errors"))
+        continue
+      }
       var start = segment.compositionRange.start
       var end = segment.compositionRange.end
       for transition in plan.transitions {
