@@ -161,7 +161,7 @@ import Testing
     let playlist = try run("mediaprobe", ["--allow-network", server.url("hostile_playlist.m3u8")])
     #expect(value(try playlist.json(), "error", "code") as? String == "refused_reference")
     let missing = try run("mediaprobe", ["--allow-network", server.url("nothing.mp4")])
-    #expect(value(try missing.json(), "error", "code") as? String == "not_found")
+    #expect(value(try missing.json(), "error", "code") as? String == "remote_not_found")
   }
 
   @Test func limits() throws {

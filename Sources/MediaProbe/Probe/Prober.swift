@@ -160,6 +160,9 @@ public struct Prober: Sendable {
     if input.source.timedOut || input.source.isExpired {
       throw .timeout(seconds: options.timeout ?? ByteSource.fifoFirstBytesWait)
     }
+    // A remote read that failed (the file changed, the retries ran out) is the error: what
+    // libavformat made of the missing bytes is not the file.
+    if let error = input.source.remoteError { throw error }
 
     let container = Container(
       formatName: input.formatName, formatLongName: input.formatLongName,
@@ -187,6 +190,7 @@ public struct Prober: Sendable {
     let expected = duration.flatMap { $0.estimated || $0.source == .scan ? nil : $0.seconds }
     let integrity = verification?.integrity(expected: expected)
     if input.source.hitByteCap { warnings.insert(.byteLimitReached) }
+    if input.source.remoteIgnoresRanges { warnings.insert(.remoteWithoutRanges) }
     let info = MediaInfo(
       path: path,
       sizeBytes: input.source.fileSize.flatMap { source == .standardInput ? nil : $0 },
@@ -485,6 +489,7 @@ public struct Prober: Sendable {
           verification.readFailed(error)
           break
         }
+        if let remote = input.source.remoteError { throw remote }
         if options.scan { throw .readError(detail: error.message, cause: error.cause) }
         break
       }
