@@ -20,7 +20,7 @@ function __media2wav_parse_tokens -S
     set -l unparsed_tokens (__media2wav_tokens -pc)
     switch $unparsed_tokens[1]
     case 'media2wav'
-        __media2wav_parse_subcommand -r 1 'o/output=' 'output-dir=' 'force' 'no-sync' 'stream=' 'language=' 'format=' 'rate=' 'channels=' 'start=' 'end=' 'duration=' 'fade-in=' 'fade-out=' 'gain=' 'analyze' 'analyze-only' 'silence-threshold=' 'silence-duration=' 'normalize=' 'true-peak=' 'j/jobs=' 'json' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'input-format=' 'allow-network' 'max-bytes=' 'timeout=' 'version' 'h/help'
+        __media2wav_parse_subcommand -r 1 'o/output=' 'output-dir=' 'force' 'no-sync' 'stream=' 'language=' 'format=' 'rate=' 'channels=' 'start=' 'end=' 'duration=' 'fade-in=' 'fade-out=' 'gain=' 'analyze' 'analyze-only' 'silence-threshold=' 'silence-duration=' 'normalize=' 'true-peak=' 'j/jobs=' 'json' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'input-format=' 'allow-network' 'max-bytes=' 'header=+' 'timeout=' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'mix'
             __media2wav_parse_subcommand -r 1 'o/output=' 'length=' 'rate=' 'channels=' 'format=' 'limit' 'description=' 'json' 'force' 'no-sync' 'allow-references' 'input-format=' 'q/quiet' 'v/verbose' 'version' 'h/help'
@@ -110,6 +110,7 @@ complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_op
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" input-format' -l 'input-format' -d 'Read the inputs as this format instead of recognizing it from their bytes: an FFmpeg demuxer name (mp3, mov, matroska, mpegts, jpeg_pipe, ...; \'ffmpeg -demuxers\' lists them). Demuxers that open other files (hls, concat, image2, ...) need --allow-references.' -rfka ''
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" allow-network' -l 'allow-network' -d 'Read inputs named http:// or https:// URLs over the network (range requests). Never references inside files; redirects to other schemes fail.'
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" max-bytes' -l 'max-bytes' -d 'Read at most this many bytes of one input (warning byte_limit_reached).' -rfka ''
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav"' -l 'header' -d 'Send this request header with every request of a URL (repeatable), to the URL\'s host only; \'@FILE\' reads one \'Name: value\' a line from FILE (keeps a token out of the process list). Values never appear in output.' -rfka ''
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" timeout' -l 'timeout' -d 'Give up on an input after this many seconds (error code timeout); the others go on. A FIFO that nobody writes to fails after 10 s without it.' -rfka ''
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" version' -l 'version' -d 'Show the version.'
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" h help' -s 'h' -l 'help' -d 'Show help information.'

@@ -162,11 +162,12 @@ struct MediaProbeCommand: ParsableCommand {
     if scope != nil { DecodeLogRegistry.install() }  // before any decoder thread starts
     // Decoder threads share the cores with the files probed at once.
     let workers = workerCount(items: inputs.knownCount, jobs: parallel.jobs)
-    let prober = Prober(
-      options: ProbeOptions(
-        scan: scan, allowReferences: input.allowReferences, timeout: limits.timeout,
-        maxBytes: network.maxBytes, verify: scope, hash: hash != nil,
-        decoderThreads: Int32(max(1, coreCount / workers)), inputFormat: input.inputFormat))
+    var probeOptions = ProbeOptions(
+      scan: scan, allowReferences: input.allowReferences, timeout: limits.timeout,
+      maxBytes: network.maxBytes, verify: scope, hash: hash != nil,
+      decoderThreads: Int32(max(1, coreCount / workers)), inputFormat: input.inputFormat)
+    probeOptions.headers = network.headers
+    let prober = Prober(options: probeOptions)
     let selected = (try? PlatformDatabase.resolve(list: compat)) ?? []
     let checker = CompatibilityChecker()
     let single = inputs.isSingleArgument

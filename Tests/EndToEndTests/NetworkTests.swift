@@ -48,10 +48,27 @@ import Testing
 
     /// Bytes the server sent since the last reset.
     func stats() throws -> (bytes: Int, requests: Int) {
+      let json = try details()
+      return (json.bytes, json.requests)
+    }
+
+    /// What the server saw since the last reset: body bytes sent, requests, connections (the
+    /// tools', without the one asking), each request's Range header and headers.
+    func details() throws -> (
+      bytes: Int, requests: Int, connections: Int, ranges: [String?], headers: [[String: String]]
+    ) {
       let json =
         try JSONSerialization.jsonObject(
-          with: try Data(contentsOf: URL(string: url("__stats"))!)) as? [String: Int]
-      return (json?["bytes"] ?? -1, json?["requests"] ?? -1)
+          with: try Data(contentsOf: URL(string: url("__stats"))!)) as? [String: Any] ?? [:]
+      let headers = (json["headers"] as? [[[String]]] ?? []).map { pairs in
+        Dictionary(pairs.map { ($0[0].lowercased(), $0[1]) }, uniquingKeysWith: { a, _ in a })
+      }
+      return (
+        json["bytes"] as? Int ?? -1, json["requests"] as? Int ?? -1,
+        (json["connections"] as? Int ?? 0) - 1,
+        (json["ranges"] as? [Any] ?? []).map { $0 as? String },
+        headers
+      )
     }
 
     func reset() throws { _ = try Data(contentsOf: URL(string: url("__reset"))!) }
@@ -63,9 +80,9 @@ import Testing
   ]
 
   /// A record without the fields that name where the bytes came from.
-  static func content(_ json: Any) -> String {
+  static func content(_ json: Any, dropping more: [String] = []) -> String {
     var object = json as? [String: Any] ?? [:]
-    for key in ["path", "size_bytes", "bytes_read"] { object[key] = nil }
+    for key in ["path", "size_bytes", "bytes_read"] + more { object[key] = nil }
     return String(
       decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
         ?? Data(),
@@ -178,5 +195,212 @@ import Testing
     let read = value(json, "bytes_read") as? Int ?? 0
     #expect(value(json, "error") != nil || (json as? [String: Any])?["warnings"] != nil)
     #expect(read <= 4096 + 65536, "\(read)")
+  }
+
+  /// Makes `name` in `folder` with the ffmpeg CLI: a 10 s 320x240 H.264 MP4 with its `moov`
+  /// box last (about 1 MB: a probe needs two requests, the head and the index).
+  static func makeMoovLast(_ path: String) throws {
+    let made = try run(
+      "ffmpeg",
+      [
+        "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25",
+        "-t", "10", "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "800k", path,
+      ])
+    #expect(made.status == 0, "\(made.stderr)")
+  }
+
+  /// Servers that fail, change the file, ignore ranges or redirect badly: each failure has its
+  /// own code, retries resume at the exact byte, nothing of a wrong answer is used.
+  @Test func misbehavingServers() throws {
+    let server = try Server(files: Self.files)
+    let big = server.folder.path("big.mp4")
+    try Self.makeMoovLast(big)
+    let size = try #require(try FileManager.default.attributesOfItem(atPath: big)[.size] as? Int)
+    let local = try run("mediaprobe", ["--scan", big]).json()
+    func probe(_ path: String) throws -> Any {
+      try run("mediaprobe", ["--allow-network", "--scan", server.url(path)]).json()
+    }
+    // Two 503 answers, then the file: retried after a backoff; the record is the local one.
+    try server.reset()
+    #expect(Self.content(try probe("fail/2/503/big.mp4")) == Self.content(local))
+    #expect(
+      try server.details().ranges.prefix(3) == ["bytes=0-65535", "bytes=0-65535", "bytes=0-65535"])
+    // A connection reset mid-body: the next request starts at the very byte the reset cut.
+    try server.reset()
+    let cut = size / 2
+    #expect(Self.content(try probe("reset-at/\(cut)/big.mp4")) == Self.content(local))
+    let resumed = try server.details()
+    #expect(resumed.ranges.contains { $0?.hasPrefix("bytes=\(cut)-") == true }, "\(resumed.ranges)")
+    #expect(resumed.bytes == size, "each byte sent once: \(resumed.bytes) of \(size)")
+    // Errors with their own codes.
+    let failures: [(String, String)] = [
+      ("fail/9/503/big.mp4", "remote_http_error"), ("status/500/big.mp4", "remote_http_error"),
+      ("status/400/big.mp4", "remote_http_error"), ("status/403/big.mp4", "remote_forbidden"),
+      ("status/401/big.mp4", "remote_forbidden"), ("status/404/big.mp4", "remote_not_found"),
+      ("status/410/big.mp4", "remote_not_found"),
+      ("status/416/big.mp4", "remote_range_not_satisfiable"),
+      // The file changes after the first request (same size, other bytes and ETag), grows, or
+      // the server answers another range than asked for.
+      ("change/big.mp4", "remote_changed"), ("grow/big.mp4", "remote_changed"),
+      ("badrange/big.mp4", "remote_changed"),
+      ("redirect-loop", "remote_redirect"), ("redirect-file", "remote_redirect"),
+    ]
+    for (path, code) in failures {
+      let result = try run("mediaprobe", ["--allow-network", server.url(path)])
+      #expect(result.status == 1, "\(path)")
+      #expect(
+        value(try result.json(), "error", "code") as? String == code, "\(path): \(result.text)")
+    }
+    // A server that ignores ranges: read once, in order, with a warning, as the same bytes
+    // through a pipe are (an index at the end is reached by reading through the data).
+    let streamed = try run("mediaprobe", ["--allow-network", server.url("norange/big.mp4")]).json()
+    let piped = try run("mediaprobe", ["-"], stdin: try Data(contentsOf: URL(fileURLWithPath: big)))
+    var warnings = value(streamed, "warnings") as? [String] ?? []
+    #expect(warnings.contains("remote_without_ranges"))
+    warnings.removeAll { $0 == "remote_without_ranges" }
+    #expect(warnings == value(try piped.json(), "warnings") as? [String] ?? [])
+    #expect(
+      Self.content(streamed, dropping: ["warnings"])
+        == Self.content(try piped.json(), dropping: ["warnings"]))
+    #expect(value(streamed, "duration", "seconds") as? Double == 10)
+    // A small file that fits the first answer is simply read whole, without a warning.
+    let small = try probe("norange/tone.ogg")
+    #expect(value(small, "warnings") as? [String] ?? [] == [])
+    #expect(
+      Self.content(small)
+        == Self.content(try run("mediaprobe", ["--scan", "Tests/Fixtures/tone.ogg"]).json()))
+  }
+
+  /// media2wav over HTTP through a connection reset mid-body: the WAV equals the local one byte
+  /// for byte, the server sends each byte of the file once (bounded requests, resumed at the
+  /// cut), on two connections (the first one reset).
+  @Test func media2wavSurvivesAReset() throws {
+    let server = try Server(files: [])
+    let file = server.folder.path("long.m4a")
+    // Three minutes of stereo AAC (about 2.9 MB; `make test-large` reads 30 minutes).
+    let made = try run(
+      "ffmpeg",
+      [
+        "-nostdin", "-v", "error", "-f", "lavfi", "-i",
+        "sine=frequency=440:sample_rate=48000:duration=180",
+        "-f", "lavfi", "-i", "sine=frequency=660:sample_rate=48000:duration=180",
+        "-filter_complex", "amerge", "-c:a", "aac", "-b:a", "128k", file,
+      ])
+    #expect(made.status == 0, "\(made.stderr)")
+    let size = try #require(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
+    let directory = try TemporaryDirectory()
+    for folder in ["r", "l"] {
+      try FileManager.default.createDirectory(
+        atPath: directory.path(folder), withIntermediateDirectories: true)
+    }
+    let cut = size * 2 / 3
+    try server.reset()
+    let remote = try run(
+      "media2wav",
+      [
+        "--allow-network", "--output-dir", directory.path("r"),
+        server.url("reset-at/\(cut)/long.m4a"),
+      ])
+    #expect(remote.status == 0, "\(remote.stderr)")
+    let served = try server.details()
+    let local = try run("media2wav", ["--output-dir", directory.path("l"), file])
+    #expect(local.status == 0)
+    let a = try Data(contentsOf: URL(fileURLWithPath: directory.path("r/long.wav")))
+    let b = try Data(contentsOf: URL(fileURLWithPath: directory.path("l/long.wav")))
+    #expect(a == b && a.count > 30_000_000)
+    #expect(served.ranges.contains { $0?.hasPrefix("bytes=\(cut)-") == true }, "\(served.ranges)")
+    #expect(Double(served.bytes) <= 1.02 * Double(size), "\(served.bytes) bytes for \(size)")
+    #expect(served.connections == 2, "\(served.connections) connections")
+    #expect(served.ranges.allSatisfy { $0?.wholeMatch(of: /bytes=\d+-\d+/) != nil })
+    print(
+      "media2wav over HTTP through a reset: \(served.bytes) bytes sent for \(size) (\(served.requests) requests)"
+    )
+  }
+
+  /// `--header`: sent with every request to the URL's origin (a redirect elsewhere drops it),
+  /// from the command line or a file; its value appears nowhere in what the tools print.
+  @Test func requestHeaders() throws {
+    let server = try Server(files: Self.files)
+    let directory = try TemporaryDirectory()
+    let file = directory.path("headers")
+    try "# a comment\nX-Api-Key: key-9f2c7e\n\nAuthorization: Bearer token-51aa\n".write(
+      toFile: file, atomically: true, encoding: .utf8)
+    let secrets = ["secret-0d41", "key-9f2c7e", "token-51aa"]
+    func leaks(_ result: Run) -> Bool {
+      secrets.contains { result.text.contains($0) || result.stderr.contains($0) }
+    }
+    for tool in ["mediaprobe", "mediacompat"] {
+      try server.reset()
+      let result = try run(
+        tool,
+        ["--allow-network", "--header", "X-Secret: secret-0d41", "--header", "@" + file]
+          + (tool == "mediacompat" ? ["--json"] : []) + [server.url("h264_25fps.mp4")])
+      #expect(result.status == 0, "\(tool): \(result.stderr)")
+      #expect(!leaks(result))
+      let seen = try server.details().headers
+      #expect(!seen.isEmpty)
+      for headers in seen {
+        #expect(headers["x-secret"] == "secret-0d41")
+        #expect(headers["x-api-key"] == "key-9f2c7e")
+        #expect(headers["authorization"] == "Bearer token-51aa")
+      }
+    }
+    // An error record does not carry them either; neither does --verbose.
+    let refused = try run(
+      "mediaprobe",
+      [
+        "--allow-network", "--verbose", "--header", "X-Secret: secret-0d41",
+        server.url("status/403/tone.ogg"),
+      ])
+    #expect(value(try refused.json(), "error", "code") as? String == "remote_forbidden")
+    #expect(!leaks(refused))
+    // A redirect to another origin (localhost, not 127.0.0.1) does not take them along.
+    try server.reset()
+    let moved = try run(
+      "mediaprobe",
+      [
+        "--allow-network", "--header", "X-Secret: secret-0d41",
+        server.url("redirect-host/tone.ogg"),
+      ])
+    #expect(value(try moved.json(), "container", "format_name") as? String == "ogg")
+    let hops = try server.details().headers
+    #expect(hops.count == 2)
+    #expect(hops.first?["x-secret"] == "secret-0d41")
+    #expect(hops.last?["x-secret"] == nil && hops.last?["host"]?.hasPrefix("localhost:") == true)
+    // Malformed or reserved headers are usage errors that do not repeat the value.
+    for bad in [
+      "X-Secret secret-0d41", "Range: bytes=0-secret-0d41", "X-Secret: a\rsecret-0d41",
+      "Bad Name: secret-0d41",
+    ] {
+      let result = try run(
+        "mediaprobe", ["--allow-network", "--header", bad, server.url("tone.ogg")])
+      #expect(result.status == 64, "\(bad)")
+      #expect(!leaks(result), "\(bad): \(result.stderr)")
+    }
+  }
+
+  /// `--files-from` may mix local paths and URLs; media2wav and mediacompat take URLs too.
+  @Test func listsMixPathsAndURLs() throws {
+    let server = try Server(files: Self.files)
+    let directory = try TemporaryDirectory()
+    let list = directory.path("list")
+    try "Tests/Fixtures/tone.ogg\n\(server.url("tone.ogg"))\nTests/Fixtures/h264_25fps.mp4\n".write(
+      toFile: list, atomically: true, encoding: .utf8)
+    let probed = try run("mediaprobe", ["--allow-network", "--files-from", list])
+    #expect(probed.status == 0, "\(probed.stderr)")
+    let records = try #require(try probed.json() as? [Any])
+    #expect(records.count == 3)
+    #expect(Self.content(records[0]) == Self.content(records[1]))
+    #expect(value(records[1], "path") as? String == server.url("tone.ogg"))
+    let compat = try run(
+      "mediacompat", ["--allow-network", "--platform", "chrome", "--json", "--files-from", list])
+    #expect(compat.status == 0, "\(compat.stderr)")
+    try FileManager.default.createDirectory(
+      atPath: directory.path("out"), withIntermediateDirectories: true)
+    let wav = try run(
+      "media2wav",
+      ["--allow-network", "--output-dir", directory.path("out"), "--json", server.url("tone.ogg")])
+    #expect(wav.status == 0, "\(wav.stderr)")
+    #expect(FileManager.default.fileExists(atPath: directory.path("out/tone.wav")))
   }
 }

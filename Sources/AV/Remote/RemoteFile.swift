@@ -168,8 +168,6 @@ package final class RemoteFile {
     for header in headers {
       headerList = api.pointee.slist_append(headerList, "\(header.name): \(header.value)")
     }
-    // Never an Expect or Accept header of libcurl's own.
-    headerList = api.pointee.slist_append(headerList, "Accept:")
     configure()
     try open()
   }
@@ -328,11 +326,15 @@ package final class RemoteFile {
       if streaming {
         switch outcome {
         case .ready: return []
-        case .finished(CURLE_OK):
-          // The whole body came: a small file, in one answer.
+        case .finished(CURLE_OK) where available <= Int(end - start + 1):
+          // The whole body came, no larger than the window: a small file, in one answer.
           streaming = false
-          size = Int64(received.count - receivedStart)
+          size = Int64(available)
           return Array(received[receivedStart...])
+        case .finished(CURLE_OK):
+          // All of a larger body came at once (the server was fast): a stream already ended.
+          streamEnded = true
+          return []
         default: break  // retried from the start: nothing was used
         }
         streaming = false

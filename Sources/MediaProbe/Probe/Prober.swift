@@ -21,6 +21,8 @@ public struct ProbeOptions: Sendable {
   public var decoderThreads: Int32
   /// Read every input with this FFmpeg demuxer (`--input-format`) instead of probing its bytes.
   public var inputFormat: String?
+  /// Request headers for remote inputs (`--header`).
+  public var headers: [HTTPHeader] = []
   /// With `verify`: called now and then, on the probing thread, with the media time decoded so
   /// far and the file's duration when known (seconds), for a progress bar.
   public var progress: (@Sendable (_ done: Double, _ total: Double?) -> Void)? = nil
@@ -29,7 +31,7 @@ public struct ProbeOptions: Sendable {
   public var opening: OpenOptions {
     OpenOptions(
       allowReferences: allowReferences, timeout: timeout, maxBytes: maxBytes,
-      inputFormat: inputFormat)
+      inputFormat: inputFormat, headers: headers)
   }
 
   /// Options; the defaults read only the headers, refuse references and set no limits.
