@@ -404,3 +404,176 @@ import Testing
     #expect(FileManager.default.fileExists(atPath: directory.path("out/tone.wav")))
   }
 }
+
+/// nginx from Debian on 127.0.0.1 (run as this user, with a temporary configuration and an
+/// access log recording each request's `Range` header and `$bytes_sent`): what a real server
+/// sends for a remote probe, against what the local probe of the same file reads.
+final class Nginx {
+  let process = Process()
+  let port: Int
+  let root: TemporaryDirectory
+  let work: TemporaryDirectory
+
+  /// nginx starts here (a server started and stopped once); if not, the tests are skipped.
+  static let canStart: Bool = (try? Nginx()) != nil
+
+  init() throws {
+    root = try TemporaryDirectory()
+    work = try TemporaryDirectory()
+    port = try freePort()
+    let w = work.url.path
+    let config = """
+      daemon off;
+      master_process off;
+      worker_processes 1;
+      pid \(w)/nginx.pid;
+      error_log \(w)/error.log;
+      events { worker_connections 64; }
+      http {
+        log_format cost '$request_uri|$http_range|$status|$bytes_sent|$connection';
+        access_log \(w)/access.log cost;
+        client_body_temp_path \(w)/body; proxy_temp_path \(w)/proxy;
+        fastcgi_temp_path \(w)/fastcgi; uwsgi_temp_path \(w)/uwsgi; scgi_temp_path \(w)/scgi;
+        server { listen 127.0.0.1:\(port); root \(root.url.path); }
+      }
+      """
+    try config.write(toFile: work.path("nginx.conf"), atomically: true, encoding: .utf8)
+    let binary = ["/usr/sbin/nginx", "/usr/bin/nginx"].first {
+      FileManager.default.isExecutableFile(atPath: $0)
+    }
+    process.executableURL = URL(fileURLWithPath: try #require(binary, "no nginx"))
+    process.arguments = ["-p", w, "-c", work.path("nginx.conf"), "-e", work.path("error.log")]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let deadline = Date().addingTimeInterval(10)
+    while Date() < deadline {
+      if !process.isRunning { throw CocoaError(.executableLoad) }
+      if (try? Data(contentsOf: URL(string: "http://127.0.0.1:\(port)/")!)) != nil
+        || FileManager.default.fileExists(atPath: work.path("access.log"))
+          && (try? String(contentsOfFile: work.path("access.log"), encoding: .utf8))?.isEmpty
+            == false
+      {
+        clearLog()
+        return
+      }
+      usleep(50_000)
+    }
+    throw CocoaError(.executableLoad)
+  }
+
+  deinit {
+    // SIGKILL: test runners block SIGTERM, and nginx inherits the mask.
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+  }
+
+  func url(_ name: String) -> String { "http://127.0.0.1:\(port)/\(name)" }
+
+  func clearLog() { truncate(work.path("access.log"), 0) }
+
+  /// The requests logged since the last `clearLog`, once the log stops growing.
+  func requests() -> [(range: String, status: Int, bytesSent: Int, connection: String)] {
+    var text = ""
+    for _ in 0..<20 {
+      usleep(50_000)
+      let now = (try? String(contentsOfFile: work.path("access.log"), encoding: .utf8)) ?? ""
+      if now == text && !now.isEmpty { break }
+      text = now
+    }
+    return text.split(separator: "\n").map { line in
+      let fields = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+      return (fields[1], Int(fields[2]) ?? 0, Int(fields[3]) ?? 0, fields[4])
+    }
+  }
+}
+
+/// A TCP port nobody listens on now (the kernel's pick for port 0).
+private func freePort() throws -> Int {
+  let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+  defer { close(fd) }
+  var address = sockaddr_in()
+  address.sin_family = sa_family_t(AF_INET)
+  address.sin_addr.s_addr = inet_addr("127.0.0.1")
+  var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+  let bound = withUnsafeMutablePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+      bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+    }
+  }
+  guard bound else { throw CocoaError(.fileNoSuchFile) }
+  return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// Remote probes cost about what a local probe reads, measured on nginx's side.
+@Suite(.serialized, .enabled(if: Nginx.canStart, "nginx could not start on 127.0.0.1"))
+struct RemoteCostTests {
+  /// The files, made with the ffmpeg CLI: 8 s of 640x480 H.264 at 2 Mb/s with AAC, faststart
+  /// and not; the same in Matroska (Vorbis) and MPEG-TS (MP2); 2 minutes of MP3 with an ID3v2
+  /// tag holding a cover picture (and an ID3v1 tag); 30 s of stereo 16-bit WAV.
+  static let recipes: [(name: String, arguments: [String])] = {
+    let video = [
+      "-f", "lavfi", "-i", "testsrc2=size=640x480:rate=25", "-f", "lavfi", "-i",
+      "sine=frequency=440:sample_rate=48000", "-t", "8", "-c:v", "libx264", "-preset",
+      "ultrafast", "-b:v", "2M",
+    ]
+    return [
+      ("moov-first.mp4", video + ["-c:a", "aac", "-movflags", "+faststart"]),
+      ("moov-last.mp4", video + ["-c:a", "aac"]),
+      ("video.mkv", video + ["-c:a", "libvorbis"]),
+      ("video.ts", video + ["-c:a", "mp2"]),
+      (
+        "tagged.mp3",
+        [
+          "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100", "-f", "lavfi", "-i",
+          "testsrc2=size=300x300:rate=1", "-t", "120", "-map", "0", "-map", "1:v", "-frames:v",
+          "1", "-c:a", "libmp3lame", "-b:a", "128k", "-c:v", "png", "-disposition:v",
+          "attached_pic", "-id3v2_version", "3", "-write_id3v1", "1", "-metadata", "title=Tone",
+        ]
+      ),
+      (
+        "tone.wav",
+        [
+          "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-ac", "2", "-t", "30",
+          "-c:a", "pcm_s16le",
+        ]
+      ),
+    ]
+  }()
+
+  @Test func remoteProbesCostWhatTheyRead() throws {
+    let nginx = try Nginx()
+    var table: [String] = []
+    for recipe in Self.recipes {
+      let path = nginx.root.path(recipe.name)
+      let made = try run("ffmpeg", ["-nostdin", "-v", "error", "-y"] + recipe.arguments + [path])
+      #expect(made.status == 0, "\(recipe.name): \(made.stderr)")
+      let local = try run("mediaprobe", [path]).json()
+      let read = try #require(value(local, "bytes_read") as? Int)
+      nginx.clearLog()
+      let remote = try run("mediaprobe", ["--allow-network", nginx.url(recipe.name)])
+      #expect(remote.status == 0, "\(recipe.name): \(remote.stderr)")
+      let requests = nginx.requests()
+      let sent = requests.reduce(0) { $0 + $1.bytesSent }
+      // The record is the local probe's (where the bytes came from aside).
+      #expect(
+        NetworkTests.content(try remote.json()) == NetworkTests.content(local), "\(recipe.name)")
+      // Bounded ranges on one connection, and the bytes sent within 1.5x the local read plus
+      // 64 KiB per request.
+      #expect(!requests.isEmpty)
+      #expect(
+        requests.allSatisfy { $0.range.wholeMatch(of: /bytes=\d+-\d+/) != nil && $0.status == 206 },
+        "\(recipe.name): \(requests)")
+      #expect(Set(requests.map(\.connection)).count == 1, "\(recipe.name): \(requests)")
+      #expect(
+        Double(sent) <= 1.5 * Double(read) + 65536 * Double(requests.count),
+        "\(recipe.name): sent \(sent) in \(requests.count) requests, local read \(read)")
+      if recipe.name == "moov-last.mp4" { #expect(requests.count <= 4) }
+      let size = try #require(value(local, "size_bytes") as? Int)
+      table.append(
+        "\(recipe.name): \(size) bytes, local read \(read), sent \(sent) in \(requests.count) "
+          + "requests (\(String(format: "%.2f", Double(sent) / Double(read)))x)")
+    }
+    print("remote probe cost on nginx:\n  " + table.joined(separator: "\n  "))
+  }
+}
