@@ -171,7 +171,7 @@ public struct NetworkOptions: ParsableArguments, Sendable {
   /// `--allow-network`: inputs named `http://` or `https://` are fetched (range requests).
   @Flag(
     help:
-      "Read inputs named http:// or https:// URLs over the network (range requests). Never references inside files; redirects to other schemes fail."
+      "Read inputs named http:// or https:// URLs over the network: bounded range requests on one connection, retried on resets, timeouts and 5xx, resumed at the exact byte. Never references inside files; redirects to other schemes fail."
   )
   public var allowNetwork = false
 

@@ -379,6 +379,35 @@ import Testing
     }
   }
 
+  /// libcurl is loaded by the first URL only: no tool links it (it and the libraries it brings
+  /// would load at every start), and a run on local files never maps it (the dynamic loader's
+  /// own trace, `LD_DEBUG=files`, names every library it opens).
+  @Test func libcurlIsLoadedByTheFirstURLOnly() throws {
+    for tool in ["mediaprobe", "media2wav", "mediacompat"] {
+      let linked = try run("ldd", [productsDirectory.appendingPathComponent(tool).path])
+      #expect(linked.status == 0 && !linked.text.contains("libcurl"), "\(tool): \(linked.text)")
+    }
+    let server = try Server(files: Self.files)
+    func loads(_ arguments: [String]) throws -> String {
+      let process = Process()
+      process.executableURL = productsDirectory.appendingPathComponent("mediaprobe")
+      process.arguments = arguments
+      process.currentDirectoryURL = packageRoot
+      process.environment = ProcessInfo.processInfo.environment.merging(["LD_DEBUG": "files"]) {
+        $1
+      }
+      let err = Pipe()
+      process.standardError = err
+      process.standardOutput = FileHandle.nullDevice
+      try process.run()
+      let trace = err.fileHandleForReading.readDataToEndOfFile()
+      process.waitUntilExit()
+      return String(decoding: trace, as: UTF8.self)
+    }
+    #expect(!(try loads(["Tests/Fixtures/tone.ogg"])).contains("libcurl.so"))
+    #expect(try loads(["--allow-network", server.url("tone.ogg")]).contains("libcurl.so.4"))
+  }
+
   /// `--files-from` may mix local paths and URLs; media2wav and mediacompat take URLs too.
   @Test func listsMixPathsAndURLs() throws {
     let server = try Server(files: Self.files)

@@ -102,6 +102,9 @@ package final class RemoteFile {
     var end: Int64 { start + Int64(bytes.count) }
   }
   private var segments: [Segment] = []
+  /// Where each range fetched so far starts, cached or dropped: a request stops before the next
+  /// one (a sequential read reaching an index fetched earlier does not fetch it again).
+  private var fetchedStarts: Set<Int64> = []
   private var cachedBytes = 0
   private var useClock: UInt64 = 0
 
@@ -240,7 +243,7 @@ package final class RemoteFile {
     }
     window = max(window, Int64(buffer.count))
     var end = min(size, offset + window) - 1
-    if let next = segments.lazy.filter({ $0.start > offset }).map(\.start).min() {
+    if let next = fetchedStarts.lazy.filter({ $0 > offset }).min() {
       end = min(end, next - 1)
     }
     if let maxBytes {
@@ -272,6 +275,7 @@ package final class RemoteFile {
 
   private func insert(_ segment: Segment) {
     guard !segment.bytes.isEmpty else { return }
+    if fetchedStarts.count < 4096 { fetchedStarts.insert(segment.start) }
     var segment = segment
     useClock += 1
     segment.used = useClock

@@ -191,10 +191,10 @@ def test_urls_with_allow_network_equal_direct_output(spark, range_server):
     for record in records[:4] + expected[:4]:
         assert record.pop("bytes_read") > 0
     assert_same(records, expected)
-    # A playlist stays refused, a 404 is not_found, a stalled server times out, a redirect to
-    # file:///etc/passwd is refused by the client.
+    # A playlist stays refused, a 404 is remote_not_found, a stalled server times out, a
+    # redirect to file:///etc/passwd is refused by the client (remote_redirect).
     assert [r.get("error", {}).get("code") for r in records[4:]] == [
-        "refused_reference", "not_found", "timeout", "read_error"
+        "refused_reference", "remote_not_found", "timeout", "remote_redirect"
     ]
 
 
