@@ -599,6 +599,7 @@ struct RemoteCostTests {
         "\(recipe.name): sent \(sent) in \(requests.count) requests, local read \(read)")
       if recipe.name == "moov-last.mp4" { #expect(requests.count <= 4) }
       let size = try #require(value(local, "size_bytes") as? Int)
+      #expect(value(try remote.json(), "size_bytes") as? Int == size, "\(recipe.name)")
       table.append(
         "\(recipe.name): \(size) bytes, local read \(read), sent \(sent) in \(requests.count) "
           + "requests (\(String(format: "%.2f", Double(sent) / Double(read)))x)")
