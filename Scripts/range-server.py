@@ -15,6 +15,7 @@ counts the bytes it sends, and misbehaves on request.
     /redirect-file              302 to file:///etc/passwd (must be refused by the client)
     /redirect-loop              302 to itself
     /stall/NAME                 sends the headers and 1000 bytes, then nothing for 30 s
+    /stall-once/NAME            the first request stalls so; later ones are whole
     /reset-at/OFFSET/NAME       the first answer whose body covers byte OFFSET sends the bytes
                                 before it, waits 0.3 s, then resets the connection (RST); later
                                 answers are whole
@@ -114,7 +115,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.redirect("/redirect-loop")
             return
         fault, argument = None, None
-        match = re.match(r"/(stall|norange|change|grow|badrange)/(.+)$", path)
+        match = re.match(r"/(stall|stall-once|norange|change|grow|badrange)/(.+)$", path)
         if match:
             fault, name = match.group(1), match.group(2)
         elif re.match(r"/reset-at/(\d+)/(.+)$", path):
@@ -182,7 +183,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if head:
             return
         body = data[start + (1 if fault == "badrange" and partial else 0):end + 1]
-        if fault == "stall":
+        if fault == "stall" or fault == "stall-once" and seen == 0:
             self.send_bytes(body[:1000])
             time.sleep(30)
             return

@@ -232,6 +232,16 @@ import Testing
     let resumed = try server.details()
     #expect(resumed.ranges.contains { $0?.hasPrefix("bytes=\(cut)-") == true }, "\(resumed.ranges)")
     #expect(resumed.bytes == size, "each byte sent once: \(resumed.bytes) of \(size)")
+    // A body that stalls after 1000 bytes: the attempt is given up after a third of --timeout
+    // (at most 15 s) and retried from byte 1000, within the time limit.
+    try server.reset()
+    let started = Date()
+    let stalled = try run(
+      "mediaprobe",
+      ["--allow-network", "--scan", "--timeout", "6", server.url("stall-once/big.mp4")])
+    #expect(Self.content(try stalled.json()) == Self.content(local), "\(stalled.text)")
+    #expect(Date().timeIntervalSince(started) < 6)
+    #expect(try server.details().ranges.prefix(2) == ["bytes=0-65535", "bytes=1000-65535"])
     // Errors with their own codes.
     let failures: [(String, String)] = [
       ("fail/9/503/big.mp4", "remote_http_error"), ("status/500/big.mp4", "remote_http_error"),

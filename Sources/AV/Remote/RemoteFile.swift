@@ -56,7 +56,8 @@ package final class RemoteFile {
     package static let backoff = 0.2
     /// The longest wait before a retry, in seconds.
     package static let backoffCap = 4.0
-    /// Seconds without a byte before an attempt is given up (and retried).
+    /// Seconds without a byte before an attempt is given up (and retried); a third of the
+    /// input's time limit when that is shorter, so a retry fits within `--timeout`.
     package static let stallSeconds = 15.0
     /// Seconds a connection may take to open.
     package static let connectSeconds = 15
@@ -75,6 +76,9 @@ package final class RemoteFile {
   private let origin: String
   private let deadline: Double?
   private let maxBytes: Int64?
+  /// Seconds without a byte before an attempt is retried (`Limits.stallSeconds`, or a third of
+  /// the time left at the start when shorter).
+  private let stallSeconds: Double
 
   /// The file's size, from the first answer (nil for a range-less body of unknown length).
   package private(set) var size: Int64?
@@ -168,6 +172,9 @@ package final class RemoteFile {
     self.origin = Self.origin(of: url)
     self.deadline = deadline
     self.maxBytes = maxBytes
+    stallSeconds = min(
+      Limits.stallSeconds,
+      deadline.map { max(0.5, ($0 - MonotonicClock.seconds()) / 3) } ?? .infinity)
     for header in headers {
       headerList = api.pointee.slist_append(headerList, "\(header.name): \(header.value)")
     }
@@ -354,7 +361,7 @@ package final class RemoteFile {
       case .ready:
         failure = "an unexpected state"
       case .stalled:
-        failure = "no data for \(Int(Limits.stallSeconds)) s"
+        failure = "no data for \(Int(stallSeconds.rounded(.up))) s"
       case .finished(let code):
         // An error page cut short by `take` still has its status.
         let status = response.status
@@ -487,7 +494,7 @@ package final class RemoteFile {
         finish()
         return .stopped(.timedOut)
       }
-      if !paused, now - lastProgress > Limits.stallSeconds {
+      if !paused, now - lastProgress > stallSeconds {
         finish()
         return .stalled
       }
@@ -654,7 +661,7 @@ package final class RemoteFile {
         case .stalled:
           streamEnded = true
           throw .connection(
-            "no data for \(Int(Limits.stallSeconds)) s; the server does not answer range requests, so the read cannot resume"
+            "no data for \(Int(stallSeconds.rounded(.up))) s; the server does not answer range requests, so the read cannot resume"
           )
         case .stopped(let error):
           streamEnded = true
