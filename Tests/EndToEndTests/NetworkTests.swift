@@ -450,6 +450,8 @@ import Testing
 final class Nginx {
   let process = Process()
   let port: Int
+  /// HTTPS with a self-signed certificate (made by the openssl CLI), on this port.
+  let tlsPort: Int
   let root: TemporaryDirectory
   let work: TemporaryDirectory
 
@@ -460,7 +462,15 @@ final class Nginx {
     root = try TemporaryDirectory()
     work = try TemporaryDirectory()
     port = try freePort()
+    tlsPort = try freePort()
     let w = work.url.path
+    let certificate = try run(
+      "openssl",
+      [
+        "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-days", "1",
+        "-keyout", "\(w)/key.pem", "-out", "\(w)/cert.pem",
+      ])
+    guard certificate.status == 0 else { throw CocoaError(.executableLoad) }
     let config = """
       daemon off;
       master_process off;
@@ -474,6 +484,12 @@ final class Nginx {
         client_body_temp_path \(w)/body; proxy_temp_path \(w)/proxy;
         fastcgi_temp_path \(w)/fastcgi; uwsgi_temp_path \(w)/uwsgi; scgi_temp_path \(w)/scgi;
         server { listen 127.0.0.1:\(port); root \(root.url.path); }
+        server {
+          listen 127.0.0.1:\(tlsPort) ssl;
+          ssl_certificate \(w)/cert.pem;
+          ssl_certificate_key \(w)/key.pem;
+          root \(root.url.path);
+        }
       }
       """
     try config.write(toFile: work.path("nginx.conf"), atomically: true, encoding: .utf8)
@@ -615,5 +631,24 @@ struct RemoteCostTests {
           + "requests (\(String(format: "%.2f", Double(sent) / Double(read)))x)")
     }
     print("remote probe cost on nginx:\n  " + table.joined(separator: "\n  "))
+  }
+
+  /// HTTPS goes through libcurl's TLS with the system's certificate store: a server whose
+  /// certificate nobody signed is refused at once (no retry, no byte of the file read), while
+  /// the same file over HTTP from the same nginx is read.
+  @Test func httpsVerifiesTheCertificate() throws {
+    let nginx = try Nginx()
+    try FileManager.default.copyItem(
+      atPath: "Tests/Fixtures/tone.ogg", toPath: nginx.root.path("tone.ogg"))
+    nginx.clearLog()
+    let refused = try run(
+      "mediaprobe", ["--allow-network", "https://127.0.0.1:\(nginx.tlsPort)/tone.ogg"])
+    #expect(refused.status == 1)
+    #expect(value(try refused.json(), "error", "code") as? String == "read_error")
+    let message = value(try refused.json(), "error", "message") as? String ?? ""
+    #expect(message.contains("certificate"), "\(message)")
+    #expect(nginx.requests().isEmpty, "a request was sent over an unverified connection")
+    let plain = try run("mediaprobe", ["--allow-network", nginx.url("tone.ogg")])
+    #expect(value(try plain.json(), "container", "format_name") as? String == "ogg")
   }
 }
