@@ -12,7 +12,6 @@ import json
 import os
 import stat
 import subprocess
-import sys
 import time
 
 import pytest
@@ -157,21 +156,6 @@ def test_many_paths_to_parquet_and_back(spark, tmp_path):
     assert_same(collect_records(back), expected)
     failed = back.where(F.col("error").isNotNull()).count()
     assert failed == sum(1 for r in expected if "error" in r) > COUNT // 500 - 1
-
-
-@pytest.fixture
-def range_server():
-    """Scripts/range-server.py serving Tests/Fixtures on 127.0.0.1; yields its base URL."""
-    server = subprocess.Popen(
-        [sys.executable, os.path.join(corpus.REPO, "Scripts", "range-server.py"), corpus.FIXTURES],
-        stdout=subprocess.PIPE,
-    )
-    try:
-        port = int(server.stdout.readline())
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.kill()
-        server.wait()
 
 
 def test_urls_with_allow_network_equal_direct_output(spark, range_server):
