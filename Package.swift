@@ -48,6 +48,14 @@ let package = Package(
       pkgConfig: "libebur128",
       providers: [.apt(["libebur128-dev"]), .brew(["libebur128"])]
     ),
+    // libcurl, the HTTP(S) client under remote inputs (AV's RemoteFile): declared for its header
+    // only and loaded with dlopen on the first URL, as libavfilter is (linked, it and the eight
+    // libraries it adds would load at every start of every tool). No pkgConfig, which would link
+    // it: the header is in the system's include path.
+    .systemLibrary(
+      name: "CCurl",
+      providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
+    ),
     // The shared probe module: FFmpeg wrappers, the probe model, frame rate, duration,
     // orientation. No command-line code.
     // Pure values every layer shares, with no C import: exact rationals and times, orientation,
@@ -61,7 +69,7 @@ let package = Package(
     // facts, the audio decode driver and libswresample; the making side: encoders, the muxer
     // (into an OutputFile's descriptor), filter graphs (libavfilter, loaded on first use) and
     // libswscale. The only module that imports CFFmpeg.
-    .target(name: "AV", dependencies: ["MediaCore", "OutputKit", "CFFmpeg"]),
+    .target(name: "AV", dependencies: ["MediaCore", "OutputKit", "CFFmpeg", "CCurl"]),
     // The render engine on AV's typed API (no C import): stream copy (Remuxer) and decode ->
     // filter graph -> encode -> mux (Transcoder) into an OutputFile, with interruption, deadlines
     // and typed errors (RenderError). What mediamerge's compositor, mediacompat --fix and

@@ -43,7 +43,11 @@
 #     contact sheet against ffmpeg's fps,scale,tile (target <= 0.3x: seek, do not decode it all);
 #     a waveform of 30 min of AAC against showwavespic (target <= 0.5x) and its peak RSS for 1
 #     and 60 minutes (flat).
-#   Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render|fix|compose|frame]   (make bench builds the release binaries first)
+#   remote: 200 URLs on nginx (127.0.0.1, a temporary configuration; the access log's
+#     $bytes_sent and requests): mediaprobe --allow-network in one call vs an ffprobe-per-URL
+#     loop on the same URLs (issue 27): wall time, bytes the server sent, requests. Target: the
+#     bytes sent about what local probes read (the per-format bounds are in NetworkTests).
+#   Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render|fix|compose|frame|remote]   (make bench builds the release binaries first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
@@ -568,6 +572,67 @@ bench_frame() {
     "$small" "$large" "$(( $(stat -c %s "$work/w60.dat") / 1024 ))"
 }
 
+bench_remote() {
+  command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || { echo "remote: no nginx (Scripts/setup.sh)"; return; }
+  local nginx_bin; nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+  mkdir -p "$work/www" "$work/nginx"
+  # The six formats of NetworkTests' RemoteCostTests, made with the ffmpeg CLI.
+  local v=(-f lavfi -i testsrc2=size=640x480:rate=25 -f lavfi -i sine=frequency=440:sample_rate=48000 -t 8 -c:v libx264 -preset ultrafast -b:v 2M)
+  ffmpeg -nostdin -v error -y "${v[@]}" -c:a aac -movflags +faststart "$work/src-first.mp4"
+  ffmpeg -nostdin -v error -y "${v[@]}" -c:a aac "$work/src-last.mp4"
+  ffmpeg -nostdin -v error -y "${v[@]}" -c:a libvorbis "$work/src.mkv"
+  ffmpeg -nostdin -v error -y "${v[@]}" -c:a mp2 "$work/src.ts"
+  ffmpeg -nostdin -v error -y -f lavfi -i sine=frequency=440:sample_rate=44100 -f lavfi -i testsrc2=size=300x300:rate=1 \
+    -t 120 -map 0 -map 1:v -frames:v 1 -c:a libmp3lame -b:a 128k -c:v png -disposition:v attached_pic \
+    -id3v2_version 3 -write_id3v1 1 "$work/src.mp3"
+  ffmpeg -nostdin -v error -y -f lavfi -i sine=frequency=440:sample_rate=48000 -ac 2 -t 30 -c:a pcm_s16le "$work/src.wav"
+  local sources=("$work"/src-first.mp4 "$work"/src-last.mp4 "$work"/src.mkv "$work"/src.ts "$work"/src.mp3 "$work"/src.wav)
+  local port; port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  local urls=() local_read=0 i src name
+  for i in $(seq 0 199); do
+    src=${sources[$((i % ${#sources[@]}))]}
+    name=$(printf '%03d_%s' "$i" "$(basename "$src")")
+    ln "$src" "$work/www/$name"
+    urls+=("http://127.0.0.1:$port/$name")
+  done
+  local_read=$("$probe" -j 2 --ndjson "$work"/www/* | jq -s 'map(.bytes_read) | add')
+  cat > "$work/nginx/nginx.conf" <<CONF
+daemon off;
+master_process off;
+worker_processes 1;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log;
+events { worker_connections 256; }
+http {
+  log_format cost '\$request_uri|\$http_range|\$status|\$bytes_sent';
+  access_log $work/nginx/access.log cost;
+  client_body_temp_path $work/nginx/body; proxy_temp_path $work/nginx/proxy;
+  fastcgi_temp_path $work/nginx/fastcgi; uwsgi_temp_path $work/nginx/uwsgi; scgi_temp_path $work/nginx/scgi;
+  server { listen 127.0.0.1:$port; root $work/www; }
+}
+CONF
+  "$nginx_bin" -p "$work/nginx" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" &
+  local nginx_pid=$!
+  for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+  served() { awk -F'|' '{ b += $4; n++ } END { printf "%d bytes sent in %d requests", b, n }' "$work/nginx/access.log"; }
+  echo "== 200 remote probes on nginx (6 formats; the local probes of the same files read $local_read bytes)"
+  : > "$work/nginx/access.log"
+  local t0=$EPOCHREALTIME
+  "$probe" --allow-network -j 2 --ndjson "${urls[@]}" > "$work/remote.ndjson"
+  local t1=$EPOCHREALTIME
+  sleep 0.5
+  echo "  mediaprobe (one call, -j 2): $(printf '%.2f' "$(elapsed "$t0" "$t1")") s, $(served)," \
+    "$(jq -r 'select(.error) | .path' "$work/remote.ndjson" | wc -l) errors"
+  : > "$work/nginx/access.log"
+  t0=$EPOCHREALTIME
+  for url in "${urls[@]}"; do ffprobe -v error -show_format -show_streams "$url" > /dev/null; done
+  t1=$EPOCHREALTIME
+  sleep 0.5
+  echo "  ffprobe (one per URL):       $(printf '%.2f' "$(elapsed "$t0" "$t1")") s, $(served)"
+  kill -9 "$nginx_pid" 2>/dev/null || true
+  wait "$nginx_pid" 2>/dev/null || true
+}
+
 case "$which" in
   mediaprobe) bench_mediaprobe ;;
   media2wav) bench_media2wav ;;
@@ -578,6 +643,7 @@ case "$which" in
   fix) bench_fix ;;
   compose) bench_compose ;;
   frame) bench_frame ;;
-  all) bench_mediaprobe; bench_media2wav; bench_verify; bench_mix; bench_loudness; bench_render; bench_fix; bench_compose; bench_frame ;;
-  *) echo "usage: Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render|fix|compose|frame]" >&2; exit 64 ;;
+  remote) bench_remote ;;
+  all) bench_mediaprobe; bench_media2wav; bench_verify; bench_mix; bench_loudness; bench_render; bench_fix; bench_compose; bench_frame; bench_remote ;;
+  *) echo "usage: Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render|fix|compose|frame|remote]" >&2; exit 64 ;;
 esac

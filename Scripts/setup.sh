@@ -8,6 +8,8 @@ packages=(
   libavformat-dev libavcodec-dev libavutil-dev libswresample-dev  # the FFmpeg 5.1 libraries
   libswscale-dev libavfilter-dev  # the render layer: scaling, filter graphs (libavfilter is dlopened)
   libebur128-dev    # EBU R128 loudness (media2wav --analyze, --normalize)
+  libcurl4-openssl-dev  # the HTTP(S) client under --allow-network (loaded with dlopen on first use)
+  nginx-light       # the network tests' real server on 127.0.0.1 (run unprivileged, temp config)
   ffmpeg            # ffmpeg/ffprobe: fixtures and the test oracle (no tool runs it)
   mediainfo         # benchmark peer
   ffmpegthumbnailer # benchmark peer (mediaframe: Scripts/bench.sh frame)

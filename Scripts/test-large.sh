@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Writes a real WAV larger than 4 GiB with media2wav and checks that sox, sndfile-info and ffprobe
 # read all of it (RF64 with a ds64 chunk), then deletes it. Needs about 4.5 GB of free disk in
-# $TMPDIR (default /tmp); skips (exit 0) with a message when there is not enough.
+# $TMPDIR (default /tmp); skips (exit 0) with a message when there is not enough. Then reads 30
+# minutes of AAC over HTTP with media2wav through a connection reset (issue 27).
 #   make test-large
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,3 +41,31 @@ awk -v d="$duration" -v s="$seconds" 'BEGIN { exit !(d > s - 0.01 && d < s + 0.0
 tail_bytes=$(ffmpeg -nostdin -v error -ss $((seconds - 1)) -i "$work/big.wav" -f f64le - | wc -c)
 [ "$tail_bytes" -eq $((192000 * 8 * 8)) ] || fail "ffmpeg reads $tail_bytes bytes of the last second"
 echo "test-large: passed (sox, sndfile-info and ffprobe read all $expected_frames frames)"
+
+# media2wav over HTTP of 30 minutes of stereo AAC, through a connection reset injected mid-body
+# (Scripts/range-server.py, reset-at): the WAV equals the local one byte for byte, the server
+# sends at most 1.02x the file, and the request after the reset starts at the very byte cut.
+minutes=30
+ffmpeg -nostdin -v error -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=$((minutes * 60))" \
+  -f lavfi -i "sine=frequency=660:sample_rate=48000:duration=$((minutes * 60))" \
+  -filter_complex amerge -c:a aac -b:a 128k "$work/long.m4a"
+rm -f "$work/big.wav"
+mkdir -p "$work/served" "$work/remote" "$work/local"
+mv "$work/long.m4a" "$work/served/"
+file_size=$(stat -c %s "$work/served/long.m4a")
+cut=$((file_size / 2 + 12345))
+python3 Scripts/range-server.py "$work/served" "$work/port" >/dev/null 2>&1 &
+server=$!
+trap 'kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
+port=$(cat "$work/port")
+"$bin/media2wav" -q --allow-network --output-dir "$work/remote" "http://127.0.0.1:$port/reset-at/$cut/long.m4a"
+stats=$(curl -s "http://127.0.0.1:$port/__stats")
+"$bin/media2wav" -q --output-dir "$work/local" "$work/served/long.m4a"
+cmp -s "$work/remote/long.wav" "$work/local/long.wav" || fail "the WAV over HTTP differs from the local one"
+sent=$(jq .bytes <<<"$stats")
+requests=$(jq .requests <<<"$stats")
+jq -e --arg cut "bytes=$cut-" '.ranges | any(. != null and startswith($cut))' <<<"$stats" >/dev/null \
+  || fail "no request resumed at byte $cut: $(jq -c .ranges <<<"$stats")"
+awk -v s="$sent" -v f="$file_size" 'BEGIN { exit !(s <= 1.02 * f) }' || fail "$sent bytes sent for a $file_size-byte file"
+echo "test-large: passed ($minutes min over HTTP through a reset at byte $cut: $sent bytes sent for $file_size, $requests requests, WAV identical)"

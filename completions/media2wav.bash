@@ -164,7 +164,7 @@ _media2wav() {
 
     local -a repeating_flags=()
     local -a non_repeating_flags=(--force --no-sync --analyze --analyze-only --json -q --quiet -v --verbose -0 --null --allow-references --allow-network --version -h --help)
-    local -a repeating_options=()
+    local -a repeating_options=(--header)
     local -a non_repeating_options=(-o --output --output-dir --stream --language --format --rate --channels --start --end --duration --fade-in --fade-out --gain --silence-threshold --silence-duration --normalize --true-peak -j --jobs --files-from --input-format --max-bytes --timeout)
     __media2wav_offer_flags_options -1
 
@@ -232,6 +232,9 @@ _media2wav() {
         return
         ;;
     '--max-bytes')
+        return
+        ;;
+    '--header')
         return
         ;;
     '--timeout')

@@ -164,7 +164,7 @@ _mediacompat() {
 
     local -a repeating_flags=()
     local -a non_repeating_flags=(--all-platforms --suggest --json --ndjson --strict --list-platforms --fix --always-write --dry-run --fast-recheck --force --no-sync -q --quiet -v --verbose -0 --null --allow-references --allow-network --version -h --help)
-    local -a repeating_options=(-p --platform)
+    local -a repeating_options=(-p --platform --header)
     local -a non_repeating_options=(--delivery --explain -o --output --output-dir -j --jobs --files-from --input-format --max-bytes --timeout)
     __mediacompat_offer_flags_options -1
 
@@ -200,6 +200,9 @@ _mediacompat() {
         return
         ;;
     '--max-bytes')
+        return
+        ;;
+    '--header')
         return
         ;;
     '--timeout')

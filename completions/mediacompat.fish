@@ -20,7 +20,7 @@ function __mediacompat_parse_tokens -S
     set -l unparsed_tokens (__mediacompat_tokens -pc)
     switch $unparsed_tokens[1]
     case 'mediacompat'
-        __mediacompat_parse_subcommand -r 1 'p/platform=+' 'all-platforms' 'suggest' 'json' 'ndjson' 'strict' 'delivery=' 'list-platforms' 'explain=' 'fix' 'o/output=' 'output-dir=' 'always-write' 'dry-run' 'fast-recheck' 'force' 'no-sync' 'j/jobs=' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'input-format=' 'allow-network' 'max-bytes=' 'timeout=' 'version' 'h/help'
+        __mediacompat_parse_subcommand -r 1 'p/platform=+' 'all-platforms' 'suggest' 'json' 'ndjson' 'strict' 'delivery=' 'list-platforms' 'explain=' 'fix' 'o/output=' 'output-dir=' 'always-write' 'dry-run' 'fast-recheck' 'force' 'no-sync' 'j/jobs=' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'input-format=' 'allow-network' 'max-bytes=' 'header=+' 'timeout=' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __mediacompat_parse_subcommand -r 1 'version'
@@ -101,8 +101,9 @@ complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_o
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" 0 null' -s '0' -l 'null' -d 'The --files-from list is separated by NUL bytes (find -print0), not newlines.'
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" allow-references' -l 'allow-references' -d 'Let playlists and lists (HLS, DASH, concat, image patterns) open the local files they name.'
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" input-format' -l 'input-format' -d 'Read the inputs as this format instead of recognizing it from their bytes: an FFmpeg demuxer name (mp3, mov, matroska, mpegts, jpeg_pipe, ...; \'ffmpeg -demuxers\' lists them). Demuxers that open other files (hls, concat, image2, ...) need --allow-references.' -rfka ''
-complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" allow-network' -l 'allow-network' -d 'Read inputs named http:// or https:// URLs over the network (range requests). Never references inside files; redirects to other schemes fail.'
+complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" allow-network' -l 'allow-network' -d 'Read inputs named http:// or https:// URLs over the network: bounded range requests on one connection, retried on resets, timeouts and 5xx, resumed at the exact byte. Never references inside files; redirects to other schemes fail.'
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" max-bytes' -l 'max-bytes' -d 'Read at most this many bytes of one input (warning byte_limit_reached).' -rfka ''
+complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat"' -l 'header' -d 'Send this request header with every request of a URL (repeatable), to the URL\'s host only; \'@FILE\' reads one \'Name: value\' a line from FILE (keeps a token out of the process list). Values never appear in output.' -rfka ''
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" timeout' -l 'timeout' -d 'Give up on an input after this many seconds (error code timeout); the others go on. A FIFO that nobody writes to fails after 10 s without it.' -rfka ''
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" version' -l 'version' -d 'Show the version.'
 complete -c 'mediacompat' -n '__mediacompat_should_offer_completions_for_flags_or_options "mediacompat" h help' -s 'h' -l 'help' -d 'Show help information.'

@@ -164,7 +164,7 @@ _mediaprobe() {
 
     local -a repeating_flags=()
     local -a non_repeating_flags=(--scan --verify --verify-fast --summary --ndjson -r --recursive -0 --null --allow-references --allow-network -q --quiet -v --verbose --version -h --help)
-    local -a repeating_options=(--compat)
+    local -a repeating_options=(--header --compat)
     local -a non_repeating_options=(--hash -j --jobs --files-from --input-format --max-bytes --timeout)
     __mediaprobe_offer_flags_options -1
 
@@ -184,6 +184,9 @@ _mediaprobe() {
         return
         ;;
     '--max-bytes')
+        return
+        ;;
+    '--header')
         return
         ;;
     '--timeout')

@@ -20,7 +20,7 @@ function __mediaprobe_parse_tokens -S
     set -l unparsed_tokens (__mediaprobe_tokens -pc)
     switch $unparsed_tokens[1]
     case 'mediaprobe'
-        __mediaprobe_parse_subcommand -r 1 'scan' 'verify' 'verify-fast' 'hash=' 'summary' 'ndjson' 'j/jobs=' 'r/recursive' 'files-from=' '0/null' 'allow-references' 'input-format=' 'allow-network' 'max-bytes=' 'timeout=' 'compat=+' 'q/quiet' 'v/verbose' 'version' 'h/help'
+        __mediaprobe_parse_subcommand -r 1 'scan' 'verify' 'verify-fast' 'hash=' 'summary' 'ndjson' 'j/jobs=' 'r/recursive' 'files-from=' '0/null' 'allow-references' 'input-format=' 'allow-network' 'max-bytes=' 'header=+' 'timeout=' 'compat=+' 'q/quiet' 'v/verbose' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __mediaprobe_parse_subcommand -r 1 'version'
@@ -89,8 +89,9 @@ complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" 0 null' -s '0' -l 'null' -d 'The --files-from list is separated by NUL bytes (find -print0), not newlines.'
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" allow-references' -l 'allow-references' -d 'Let playlists and lists (HLS, DASH, concat, image patterns) open the local files they name.'
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" input-format' -l 'input-format' -d 'Read the inputs as this format instead of recognizing it from their bytes: an FFmpeg demuxer name (mp3, mov, matroska, mpegts, jpeg_pipe, ...; \'ffmpeg -demuxers\' lists them). Demuxers that open other files (hls, concat, image2, ...) need --allow-references.' -rfka ''
-complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" allow-network' -l 'allow-network' -d 'Read inputs named http:// or https:// URLs over the network (range requests). Never references inside files; redirects to other schemes fail.'
+complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" allow-network' -l 'allow-network' -d 'Read inputs named http:// or https:// URLs over the network: bounded range requests on one connection, retried on resets, timeouts and 5xx, resumed at the exact byte. Never references inside files; redirects to other schemes fail.'
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" max-bytes' -l 'max-bytes' -d 'Read at most this many bytes of one input (warning byte_limit_reached).' -rfka ''
+complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe"' -l 'header' -d 'Send this request header with every request of a URL (repeatable), to the URL\'s host only; \'@FILE\' reads one \'Name: value\' a line from FILE (keeps a token out of the process list). Values never appear in output.' -rfka ''
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" timeout' -l 'timeout' -d 'Give up on an input after this many seconds (error code timeout); the others go on. A FIFO that nobody writes to fails after 10 s without it.' -rfka ''
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe"' -l 'compat' -d 'Add mediacompat\'s verdicts for these platforms (comma-separated ids or aliases) as "compat".' -rfka 'android-2.3.3 android-3.0 android-4.0 android-browser-2012 ipad-browser-2012 iphone-2012 iphone-browser-2012 mobile-high mobile-low mobile-medium android-14 apple-hls chrome firefox ios-17 safari android ios iphone web'
 complete -c 'mediaprobe' -n '__mediaprobe_should_offer_completions_for_flags_or_options "mediaprobe" q quiet' -s 'q' -l 'quiet' -d 'Print no report and no progress or warnings: only errors reach standard error, and the exit status tells the outcome.'

@@ -35,6 +35,8 @@ public struct ExtractOptions: Sendable {
   public var timeout: Double?
   /// Bytes one input may read (nil: no limit).
   public var maxBytes: Int64?
+  /// Request headers for a remote input (`--header`).
+  public var headers: [HTTPHeader] = []
 
   /// Measure what is written (loudness, peaks, clipping, silence): `ExtractionReport.analysis`.
   public var analysis: AnalysisOptions?
@@ -48,7 +50,7 @@ public struct ExtractOptions: Sendable {
   var openOptions: OpenOptions {
     OpenOptions(
       allowReferences: allowReferences, timeout: timeout, maxBytes: maxBytes,
-      inputFormat: inputFormat)
+      inputFormat: inputFormat, headers: headers)
   }
 
   /// Defaults: the automatic stream, s16, the source's rate and channels, everything.

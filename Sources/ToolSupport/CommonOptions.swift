@@ -171,7 +171,7 @@ public struct NetworkOptions: ParsableArguments, Sendable {
   /// `--allow-network`: inputs named `http://` or `https://` are fetched (range requests).
   @Flag(
     help:
-      "Read inputs named http:// or https:// URLs over the network (range requests). Never references inside files; redirects to other schemes fail."
+      "Read inputs named http:// or https:// URLs over the network: bounded range requests on one connection, retried on resets, timeouts and 5xx, resumed at the exact byte. Never references inside files; redirects to other schemes fail."
   )
   public var allowNetwork = false
 
@@ -181,12 +181,50 @@ public struct NetworkOptions: ParsableArguments, Sendable {
       "Read at most this many bytes of one input (warning byte_limit_reached).", valueName: "n"))
   public var maxBytes: Int64?
 
+  /// `--header`: request headers for remote inputs, as given (`Name: value` or `@file`).
+  @Option(
+    name: .customLong("header"),
+    help: ArgumentHelp(
+      "Send this request header with every request of a URL (repeatable), to the URL's host only; '@FILE' reads one 'Name: value' a line from FILE (keeps a token out of the process list). Values never appear in output.",
+      valueName: "'Name: value'|@file"))
+  public var header: [String] = []
+
   /// No options given.
   public init() {}
 
-  /// `--max-bytes` counts from 1.
+  /// `--max-bytes` counts from 1; every `--header` is a well-formed header (the messages name
+  /// the header, never its value).
   public func validate() throws {
     if let maxBytes, maxBytes < 1 { throw ValidationError("--max-bytes must be at least 1") }
+    _ = try requestHeaders()
+  }
+
+  /// The request headers of `--header` (files read), checked; empty if one is malformed (which
+  /// `validate` refuses first).
+  public var headers: [HTTPHeader] { (try? requestHeaders()) ?? [] }
+
+  private func requestHeaders() throws -> [HTTPHeader] {
+    var headers: [HTTPHeader] = []
+    for given in header {
+      var lines = [given]
+      if given.hasPrefix("@") {
+        let path = String(given.dropFirst())
+        guard let text = readSmallFile(path) else {
+          throw ValidationError("--header: cannot read \(path.debugDescription)")
+        }
+        lines = text.split(whereSeparator: \.isNewline).map(String.init).filter {
+          !$0.allSatisfy(\.isWhitespace) && !$0.hasPrefix("#")
+        }
+      }
+      for line in lines {
+        do {
+          headers.append(try HTTPHeader(line: line))
+        } catch {
+          throw ValidationError("--header: \(error)")
+        }
+      }
+    }
+    return headers
   }
 
   /// Where an input's bytes come from: standard input, a URL (with `--allow-network`), or a
@@ -198,6 +236,25 @@ public struct NetworkOptions: ParsableArguments, Sendable {
       return allowNetwork && InputSource.isRemote(path) ? .url(path) : .file(path)
     }
   }
+}
+
+/// The text of a small file (at most 64 KiB: a header file), or nil.
+private func readSmallFile(_ path: String) -> String? {
+  let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+  guard descriptor >= 0 else { return nil }
+  defer { close(descriptor) }
+  var bytes = [UInt8](repeating: 0, count: 1 << 16)
+  var count = 0
+  while count < bytes.count {
+    let got = bytes.withUnsafeMutableBytes {
+      read(descriptor, $0.baseAddress! + count, $0.count - count)
+    }
+    if got < 0 && errno == EINTR { continue }
+    guard got >= 0 else { return nil }
+    if got == 0 { break }
+    count += got
+  }
+  return String(decoding: bytes.prefix(count), as: UTF8.self)
 }
 
 /// How long one input may take: `--timeout`.

@@ -274,6 +274,7 @@ struct Media2WavCommand: ParsableCommand {
     options.sync = !outputFile.noSync
     options.timeout = limits.timeout
     options.maxBytes = network.maxBytes
+    options.headers = network.headers
     analysis.apply(to: &options)
     return options
   }

@@ -227,10 +227,11 @@ struct MediaCompatCommand: ParsableCommand {
       ? selected
       : allPlatforms ? PlatformDatabase.all : PlatformDatabase.all.filter { $0.era == "modern" }
     let checker = CompatibilityChecker(delivery: delivery)
-    let prober = Prober(
-      options: ProbeOptions(
-        allowReferences: input.allowReferences, timeout: limits.timeout, maxBytes: network.maxBytes,
-        inputFormat: input.inputFormat))
+    var probeOptions = ProbeOptions(
+      allowReferences: input.allowReferences, timeout: limits.timeout, maxBytes: network.maxBytes,
+      inputFormat: input.inputFormat)
+    probeOptions.headers = network.headers
+    let prober = Prober(options: probeOptions)
     let options = network
     let suggest = self.suggest
     let inputs = try input.inputs(arguments: paths)

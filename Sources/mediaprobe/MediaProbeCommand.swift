@@ -34,7 +34,12 @@ struct MediaProbeCommand: ParsableCommand {
       {"path": ..., "error": {"code": ..., "message": ...}} and the others still run. Codes: \
       not_found, not_a_file, permission_denied, empty, unrecognized_format, unsupported_format \
       (a HEIF image, which FFmpeg 5.1 cannot read), truncated, corrupt, refused_reference, \
-      read_error, timeout.
+      read_error, timeout; for a URL also remote_not_found (404, 410), remote_forbidden (401, \
+      403), remote_range_not_satisfiable (416), remote_http_error (another status, or 5xx after \
+      the retries), remote_changed (the file changed between requests or the server answered \
+      another range; none of its bytes is used) and remote_redirect (to another scheme, or more \
+      than 5). The warning remote_without_ranges says the server ignored range requests and \
+      the URL was read once, in order.
 
       Warnings (the "warnings" list) include format_mismatch (FFmpeg's probe guessed, with a \
       low score, a format the file's extension contradicts; the extension's was tried and kept \
@@ -162,11 +167,12 @@ struct MediaProbeCommand: ParsableCommand {
     if scope != nil { DecodeLogRegistry.install() }  // before any decoder thread starts
     // Decoder threads share the cores with the files probed at once.
     let workers = workerCount(items: inputs.knownCount, jobs: parallel.jobs)
-    let prober = Prober(
-      options: ProbeOptions(
-        scan: scan, allowReferences: input.allowReferences, timeout: limits.timeout,
-        maxBytes: network.maxBytes, verify: scope, hash: hash != nil,
-        decoderThreads: Int32(max(1, coreCount / workers)), inputFormat: input.inputFormat))
+    var probeOptions = ProbeOptions(
+      scan: scan, allowReferences: input.allowReferences, timeout: limits.timeout,
+      maxBytes: network.maxBytes, verify: scope, hash: hash != nil,
+      decoderThreads: Int32(max(1, coreCount / workers)), inputFormat: input.inputFormat)
+    probeOptions.headers = network.headers
+    let prober = Prober(options: probeOptions)
     let selected = (try? PlatformDatabase.resolve(list: compat)) ?? []
     let checker = CompatibilityChecker()
     let single = inputs.isSingleArgument

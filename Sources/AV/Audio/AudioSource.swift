@@ -153,6 +153,10 @@ package final class AudioSource {
       warn("leading_junk: \(input.skippedBytes) bytes before the first frame were skipped")
     }
     if let seekFailure { warn(seekFailure) }
+    if input.source.remoteIgnoresRanges {
+      warn(
+        "remote_without_ranges: the server does not answer range requests; read once, in order")
+    }
   }
 
   package func warn(_ message: String) {
@@ -194,8 +198,13 @@ package final class AudioSource {
         case .timedOut: throw .input(.timeout(seconds: timeout ?? 0))
         }
       }
-      if case .end = next { break }
+      if case .end = next {
+        if let remote = input.source.remoteError { throw .input(remote) }
+        break
+      }
       if case .failed(let error) = next {
+        // A remote read whose retries ran out, or a file that changed: an error, not an end.
+        if let remote = input.source.remoteError { throw .input(remote) }
         warn("read error: \(error.message); the input ends here")
         break
       }

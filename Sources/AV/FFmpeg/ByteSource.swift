@@ -13,7 +13,8 @@ import CFFmpeg
 /// reads the same descriptor with `pread`, so a path is opened once and never again (a FIFO
 /// cannot be read twice, and a path could be replaced by another file between two opens).
 /// A remote input (`http`/`https`, only when the caller allows the network) is read the same
-/// way through FFmpeg's HTTP client with range requests.
+/// way through our own HTTP client (`RemoteFile`: bounded range requests on one connection, a
+/// cache, retries); libavformat's `http` protocol is never used.
 ///
 /// It counts the bytes read, stops reading at a byte cap, and gives up when its deadline passes
 /// or an interruption is requested (the reads of a pipe or FIFO wait with `poll`, never longer).
@@ -36,12 +37,18 @@ package final class ByteSource {
     case timedOut
     case interrupted
     case io(String)
+    /// A remote input could not be read.
+    case remote(RemoteError)
   }
 
   package let fd: Int32
   package private(set) var kind: Kind
-  /// FFmpeg's HTTP(S) client for a remote input (then `fd` is -1).
-  private var remote: UnsafeMutablePointer<AVIOContext>?
+  /// The HTTP(S) reader of a remote input (then `fd` is -1).
+  private var remote: RemoteFile?
+  /// Why a read of the remote input failed (the first failure; libavformat saw an I/O error).
+  package private(set) var remoteFailure: RemoteError?
+  /// The time limit, in seconds, for the errors that name it.
+  private let timeoutSeconds: Double?
   private let ownsDescriptor: Bool
   private let deadline: Double?
   /// A FIFO opened by path must deliver its first bytes by then: nobody may be writing to it.
@@ -58,11 +65,6 @@ package final class ByteSource {
   package private(set) var origin: Int64 = 0
   /// The read position, from `origin`.
   private var position: Int64 = 0
-  /// For a remote input, the file's first bytes as they came (up to `headLimit`): libavformat
-  /// goes back to the head after probing the format, and the box walk reads it again; served
-  /// from here, neither costs a new request.
-  private var head: [UInt8] = []
-  private static let headLimit = 1 << 18
 
   /// Opens `path` for reading without blocking on a FIFO: the path is checked first (devices,
   /// sockets and directories are refused before they are opened), the descriptor checked again
@@ -95,6 +97,7 @@ package final class ByteSource {
     }
     fd = opened
     ownsDescriptor = true
+    timeoutSeconds = timeout
     deadline = timeout.map { MonotonicClock.seconds() + $0 }
     self.maxBytes = maxBytes
     if info.st_mode & S_IFMT == S_IFREG {
@@ -119,6 +122,7 @@ package final class ByteSource {
   package init(standardInputTimeout timeout: Double?, maxBytes: Int64?) {
     fd = STDIN_FILENO
     ownsDescriptor = false
+    timeoutSeconds = timeout
     deadline = timeout.map { MonotonicClock.seconds() + $0 }
     self.maxBytes = maxBytes
     var info = stat()
@@ -131,53 +135,59 @@ package final class ByteSource {
     }
   }
 
-  /// Opens an `http:` or `https:` URL: FFmpeg's HTTP client (range requests when the server
-  /// supports them), with no other protocol allowed (a redirect to `file:` fails), giving up at
-  /// the deadline.
+  /// Opens an `http:` or `https:` URL with our own HTTP client (`RemoteFile`) and reads its
+  /// first bytes: seekable when the server answers range requests, else read as a stream.
   ///
-  /// - Throws: `OpenError`.
-  package init(url: String, timeout: Double?, maxBytes: Int64?) throws(OpenError) {
+  /// - Parameter headers: sent with every request to the URL's origin (never printed).
+  /// - Throws: `OpenError` (`.remote` for the server's answers, `.timedOut`).
+  package init(url: String, headers: [HTTPHeader] = [], timeout: Double?, maxBytes: Int64?)
+    throws(OpenError)
+  {
     fd = -1
     ownsDescriptor = false
-    deadline = timeout.map { MonotonicClock.seconds() + $0 }
+    timeoutSeconds = timeout
+    let deadline = timeout.map { MonotonicClock.seconds() + $0 }
+    self.deadline = deadline
     self.maxBytes = maxBytes
-    kind = .stream  // replaced below once the size is known
-    var options: OpaquePointer? = nil
-    defer { av_dict_free(&options) }
-    av_dict_set(&options, "protocol_whitelist", "http,https,tls,tcp", 0)
-    if let timeout { av_dict_set(&options, "rw_timeout", String(Int64(timeout * 1e6)), 0) }
-    var context: UnsafeMutablePointer<AVIOContext>? = nil
-    var interrupt = interruptCallback
-    let result = avio_open2(&context, url, AVIO_FLAG_READ, &interrupt, &options)
-    guard result >= 0, let context else {
-      if isExpired { throw .timedOut }
-      throw Self.remoteError(result)
+    let file: RemoteFile
+    do {
+      file = try RemoteFile(url: url, headers: headers, deadline: deadline, maxBytes: maxBytes)
+    } catch {
+      switch error {
+      case .timedOut: throw .timedOut
+      case .interrupted: throw .interrupted
+      default: throw .remote(error)
+      }
     }
-    remote = context
-    let size = avio_size(context)
-    if context.pointee.seekable & AVIO_SEEKABLE_NORMAL != 0 && size > 0 {
+    remote = file
+    if file.ignoresRanges {
+      kind = .stream
+    } else if let size = file.size, size > 0 {
       kind = .regular(size: size)
+    } else {
+      throw .empty
     }
   }
 
-  private static func remoteError(_ code: Int32) -> OpenError {
-    switch code {
-    case mt_averror_http_not_found: .notFound
-    case mt_averror_http_forbidden, mt_averror_http_unauthorized: .permissionDenied
-    case mt_averror_exit: .interrupted
-    default: .io(FFmpegError(code: code).message)
-    }
+  /// The server of a remote input ignores range requests: it is read once, in order.
+  package var remoteIgnoresRanges: Bool { remote?.ignoresRanges ?? false }
+
+  /// Requests sent for a remote input (redirects and retries included), else 0.
+  package var requests: Int { remote?.requests ?? 0 }
+
+  /// The probe's error for a failed read of a remote input, if one failed.
+  package var remoteError: ProbeError? {
+    remoteFailure?.probeError(timeout: timeoutSeconds ?? 0)
   }
 
   deinit {
     if ownsDescriptor { close(fd) }
-    if remote != nil { avio_closep(&remote) }
   }
 
-  /// Bytes that came over the network for a remote input (what FFmpeg's client read, buffers
-  /// included), else the bytes read from the file.
+  /// Bytes that came over the network for a remote input (every answer's body), else the
+  /// bytes read from the file.
   package var transferred: Int64 {
-    remote.map { $0.pointee.bytes_read } ?? bytesRead
+    remote?.transferred ?? bytesRead
   }
 
   private static func checkKind(_ mode: mode_t) throws(OpenError) {
@@ -263,29 +273,12 @@ package final class ByteSource {
       wanted = min(wanted, Int(left))
     }
     if let remote {
-      if let maxBytes, remote.pointee.bytes_read >= maxBytes {
-        hitByteCap = true
-        return mt_averror_eof
-      }
-      if position < Int64(head.count) {
-        let start = Int(position)
-        let served = min(wanted, head.count - start)
-        head.withUnsafeBufferPointer {
-          buffer.update(from: $0.baseAddress! + start, count: served)
-        }
-        position += Int64(served)
-        return Int32(served)
-      }
-      if avio_tell(remote) != position, avio_seek(remote, position, SEEK_SET) < 0 {
-        return mt_averror(EIO)
-      }
-      let result = avio_read(remote, buffer, Int32(wanted))
-      if result > 0 {
-        keepHead(UnsafeBufferPointer(start: buffer, count: Int(result)), at: position)
-        bytesRead += Int64(result)
-        position += Int64(result)
-      }
-      return result == 0 ? mt_averror_eof : result
+      let result = readRemote(
+        remote, at: position, into: UnsafeMutableRawBufferPointer(start: buffer, count: wanted))
+      guard result > 0 else { return result == 0 ? mt_averror_eof : Int32(result) }
+      bytesRead += Int64(result)
+      position += Int64(result)
+      return Int32(result)
     }
     while true {
       if Interruption.isRequested { return mt_averror_exit }
@@ -302,14 +295,28 @@ package final class ByteSource {
     }
   }
 
-  /// Keeps what a remote read returned at `offset` if it continues the head.
-  private func keepHead(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int64) {
-    guard head.count < Self.headLimit, offset <= Int64(head.count),
-      offset + Int64(bytes.count) > Int64(head.count)
-    else { return }
-    let skip = head.count - Int(offset)
-    let take = min(bytes.count - skip, Self.headLimit - head.count)
-    head.append(contentsOf: bytes[skip..<skip + take])
+  /// A read of the remote input: the byte count, 0 at the end (or the byte cap), or an
+  /// `AVERROR` after a failure (kept in `remoteFailure`; EXIT for the deadline or an
+  /// interruption).
+  private func readRemote(
+    _ remote: RemoteFile, at offset: Int64, into buffer: UnsafeMutableRawBufferPointer
+  ) -> Int {
+    if remoteFailure != nil { return Int(mt_averror(EIO)) }
+    do {
+      let count = try remote.read(at: offset, into: buffer)
+      if remote.hitByteCap { hitByteCap = true }
+      return count
+    } catch {
+      switch error {
+      case .timedOut:
+        timedOut = true
+        return Int(mt_averror_exit)
+      case .interrupted: return Int(mt_averror_exit)
+      default:
+        remoteFailure = error
+        return Int(mt_averror(EIO))
+      }
+    }
   }
 
   /// Waits until the descriptor has data (or its writer closed it), at most until the deadline.
@@ -378,21 +385,18 @@ package final class ByteSource {
     guard kind != .stream, count > 0 else { return [] }
     var buffer = [UInt8](repeating: 0, count: count)
     if let remote {
-      // The end of the file, when known, bounds the request: a small file may be all head.
-      let end = min(offset + UInt64(count), size.map { UInt64($0) } ?? .max)
-      if offset < end && end <= UInt64(head.count) {
-        return Array(head[Int(offset)..<Int(end)])
+      // From the cache, else with a bounded request (a box header costs one window at most).
+      var filled = 0
+      while filled < count {
+        let read = buffer.withUnsafeMutableBytes {
+          readRemote(
+            remote, at: Int64(offset) + Int64(filled),
+            into: UnsafeMutableRawBufferPointer(rebasing: $0[filled...]))
+        }
+        guard read > 0 else { break }
+        filled += read
       }
-      if let maxBytes, remote.pointee.bytes_read >= maxBytes { return [] }
-      guard avio_seek(remote, Int64(offset), SEEK_SET) >= 0 else { return [] }
-      let read = buffer.withUnsafeMutableBufferPointer {
-        avio_read(remote, $0.baseAddress, Int32(count))
-      }
-      guard read > 0 else { return [] }
-      buffer.withUnsafeBufferPointer {
-        keepHead(UnsafeBufferPointer(rebasing: $0.prefix(Int(read))), at: Int64(offset))
-      }
-      return Array(buffer.prefix(Int(read)))
+      return Array(buffer.prefix(filled))
     }
     let read = buffer.withUnsafeMutableBytes {
       pread(fd, $0.baseAddress, count, off_t(offset) + off_t(origin))

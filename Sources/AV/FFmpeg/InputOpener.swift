@@ -12,16 +12,19 @@ public struct OpenOptions: Sendable {
   public var maxBytes: Int64?
   /// Read the input with this FFmpeg demuxer (`--input-format`) instead of probing its bytes.
   public var inputFormat: String?
+  /// Request headers for a remote input (`--header`), sent to its origin only.
+  public var headers: [HTTPHeader]
 
   /// Options; the defaults refuse references and set no limits.
   public init(
     allowReferences: Bool = false, timeout: Double? = nil, maxBytes: Int64? = nil,
-    inputFormat: String? = nil
+    inputFormat: String? = nil, headers: [HTTPHeader] = []
   ) {
     self.allowReferences = allowReferences
     self.timeout = timeout
     self.maxBytes = maxBytes
     self.inputFormat = inputFormat
+    self.headers = headers
   }
 }
 
@@ -47,7 +50,9 @@ public enum InputOpener {
       bytes = ByteSource(standardInputTimeout: options.timeout, maxBytes: options.maxBytes)
     case .url(let url):
       do {
-        bytes = try ByteSource(url: url, timeout: options.timeout, maxBytes: options.maxBytes)
+        bytes = try ByteSource(
+          url: url, headers: options.headers, timeout: options.timeout,
+          maxBytes: options.maxBytes)
       } catch {
         throw probeError(for: error, timeout: options.timeout)
       }
@@ -60,6 +65,8 @@ public enum InputOpener {
     } catch {
       throw probeError(for: error, source: bytes, timeout: options.timeout)
     }
+    // A remote read that failed is the error, whatever libavformat made of the missing bytes.
+    if let error = bytes.remoteError { throw error }
     if input.formatName == "tty" { throw .unrecognizedFormat }  // any text file probes as ANSI art
     // A read that stopped at the deadline looks like the end of the file to libavformat.
     if bytes.timedOut || bytes.isExpired {
@@ -77,6 +84,7 @@ public enum InputOpener {
     case .timedOut: .timeout(seconds: timeout ?? ByteSource.fifoFirstBytesWait)
     case .interrupted: .readError(detail: "interrupted")
     case .io(let detail): .readError(detail: detail)
+    case .remote(let error): error.probeError(timeout: timeout ?? 0)
     }
   }
 
@@ -86,6 +94,7 @@ public enum InputOpener {
     if source.timedOut || source.isExpired {
       return .timeout(seconds: timeout ?? ByteSource.fifoFirstBytesWait)
     }
+    if let error = source.remoteError { return error }
     switch failure {
     case .unrecognized:
       return source.bytesRead == 0 && source.kind == .stream ? .empty : .unrecognizedFormat

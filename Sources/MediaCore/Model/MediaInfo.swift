@@ -113,6 +113,10 @@ public enum ProbeWarning: String, Codable, Sendable, Comparable {
   /// `--scan`: a stream's timestamps jump further than the file's packets can fill (a mutated
   /// or spliced timestamp); the span leaves the jump out (see `TimestampScan`).
   case timestampDiscontinuity = "timestamp_discontinuity"
+  /// A remote input's server answered a range request with the whole body (no ranges): the
+  /// input was read once, in order, as a pipe is (a file whose index is at the end cannot be
+  /// read that way, and the server may have sent more than was read).
+  case remoteWithoutRanges = "remote_without_ranges"
 
   /// Sorted by code.
   public static func < (a: ProbeWarning, b: ProbeWarning) -> Bool { a.rawValue < b.rawValue }

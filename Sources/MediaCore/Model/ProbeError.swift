@@ -23,6 +23,22 @@ public enum ProbeError: ToolError, Equatable {
   case readError(detail: String, cause: ErrorCause? = nil)
   /// The input took longer than its time limit (`--timeout`), or a FIFO or URL delivered nothing.
   case timeout(seconds: Double)
+  /// A remote input's server answered 404 or 410 (`remote_not_found`).
+  case remoteNotFound(status: Int)
+  /// A remote input's server refused access: 401 or 403 (`remote_forbidden`).
+  case remoteForbidden(status: Int)
+  /// A remote input's server answered 416 to a range inside the size it had stated
+  /// (`remote_range_not_satisfiable`).
+  case remoteRangeNotSatisfiable
+  /// A remote input's server answered another error status, after the retries for 5xx, 408 and
+  /// 429 (`remote_http_error`).
+  case remoteStatus(status: Int)
+  /// A remote input changed between two requests, or its server answered another range than
+  /// asked: its size, ETag or Last-Modified differ, a `Content-Range` is wrong, or ranges are no
+  /// longer honoured (`remote_changed`). No byte of the other answer was used.
+  case remoteChanged(detail: String)
+  /// A redirect to something other than http: or https:, or too many (`remote_redirect`).
+  case remoteRedirect(detail: String)
 
   /// The stable machine-readable code (`not_found`, `truncated`, ...).
   public var code: String {
@@ -38,6 +54,12 @@ public enum ProbeError: ToolError, Equatable {
     case .refusedReference: "refused_reference"
     case .readError: "read_error"
     case .timeout: "timeout"
+    case .remoteNotFound: "remote_not_found"
+    case .remoteForbidden: "remote_forbidden"
+    case .remoteRangeNotSatisfiable: "remote_range_not_satisfiable"
+    case .remoteStatus: "remote_http_error"
+    case .remoteChanged: "remote_changed"
+    case .remoteRedirect: "remote_redirect"
     }
   }
 
@@ -65,6 +87,13 @@ public enum ProbeError: ToolError, Equatable {
     case .readError(let detail, _): "read error: \(detail)"
     case .timeout(let seconds):
       "gave up after \(seconds.formatted) s (the time limit, or nothing arrived from a FIFO or URL)"
+    case .remoteNotFound(let status): "the server has no such file (HTTP \(status))"
+    case .remoteForbidden(let status): "the server refused access (HTTP \(status))"
+    case .remoteRangeNotSatisfiable:
+      "the server refused a range inside the size it stated (HTTP 416)"
+    case .remoteStatus(let status): "the server answered HTTP \(status)"
+    case .remoteChanged(let detail): "the remote file changed while it was read: \(detail)"
+    case .remoteRedirect(let detail): "redirect refused: \(detail)"
     }
   }
 }

@@ -21,6 +21,8 @@ public struct ProbeOptions: Sendable {
   public var decoderThreads: Int32
   /// Read every input with this FFmpeg demuxer (`--input-format`) instead of probing its bytes.
   public var inputFormat: String?
+  /// Request headers for remote inputs (`--header`).
+  public var headers: [HTTPHeader] = []
   /// With `verify`: called now and then, on the probing thread, with the media time decoded so
   /// far and the file's duration when known (seconds), for a progress bar.
   public var progress: (@Sendable (_ done: Double, _ total: Double?) -> Void)? = nil
@@ -29,7 +31,7 @@ public struct ProbeOptions: Sendable {
   public var opening: OpenOptions {
     OpenOptions(
       allowReferences: allowReferences, timeout: timeout, maxBytes: maxBytes,
-      inputFormat: inputFormat)
+      inputFormat: inputFormat, headers: headers)
   }
 
   /// Options; the defaults read only the headers, refuse references and set no limits.
@@ -160,6 +162,9 @@ public struct Prober: Sendable {
     if input.source.timedOut || input.source.isExpired {
       throw .timeout(seconds: options.timeout ?? ByteSource.fifoFirstBytesWait)
     }
+    // A remote read that failed (the file changed, the retries ran out) is the error: what
+    // libavformat made of the missing bytes is not the file.
+    if let error = input.source.remoteError { throw error }
 
     let container = Container(
       formatName: input.formatName, formatLongName: input.formatLongName,
@@ -187,6 +192,7 @@ public struct Prober: Sendable {
     let expected = duration.flatMap { $0.estimated || $0.source == .scan ? nil : $0.seconds }
     let integrity = verification?.integrity(expected: expected)
     if input.source.hitByteCap { warnings.insert(.byteLimitReached) }
+    if input.source.remoteIgnoresRanges { warnings.insert(.remoteWithoutRanges) }
     let info = MediaInfo(
       path: path,
       sizeBytes: input.source.fileSize.flatMap { source == .standardInput ? nil : $0 },
@@ -485,6 +491,7 @@ public struct Prober: Sendable {
           verification.readFailed(error)
           break
         }
+        if let remote = input.source.remoteError { throw remote }
         if options.scan { throw .readError(detail: error.message, cause: error.cause) }
         break
       }

@@ -5,6 +5,7 @@ reaches them by value, as on a cluster where only the driver has the package.
 """
 
 import os
+import subprocess
 import sys
 
 import pytest
@@ -12,6 +13,8 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))  # integrations/spark: mediatools_spark
 sys.path.insert(0, HERE)  # corpus
+REPO = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
+FIXTURES = os.path.join(REPO, "Tests", "Fixtures")
 
 
 @pytest.fixture(scope="session")
@@ -32,3 +35,18 @@ def spark():
     session.sparkContext.setLogLevel("FATAL")  # the policy tests fail tasks on purpose
     yield session
     session.stop()
+
+
+@pytest.fixture
+def range_server():
+    """Scripts/range-server.py serving Tests/Fixtures on 127.0.0.1; yields its base URL."""
+    server = subprocess.Popen(
+        [sys.executable, os.path.join(REPO, "Scripts", "range-server.py"), FIXTURES],
+        stdout=subprocess.PIPE,
+    )
+    try:
+        port = int(server.stdout.readline())
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.kill()
+        server.wait()

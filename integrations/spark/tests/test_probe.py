@@ -12,7 +12,6 @@ import json
 import os
 import stat
 import subprocess
-import sys
 import time
 
 import pytest
@@ -159,21 +158,6 @@ def test_many_paths_to_parquet_and_back(spark, tmp_path):
     assert failed == sum(1 for r in expected if "error" in r) > COUNT // 500 - 1
 
 
-@pytest.fixture
-def range_server():
-    """Scripts/range-server.py serving Tests/Fixtures on 127.0.0.1; yields its base URL."""
-    server = subprocess.Popen(
-        [sys.executable, os.path.join(corpus.REPO, "Scripts", "range-server.py"), corpus.FIXTURES],
-        stdout=subprocess.PIPE,
-    )
-    try:
-        port = int(server.stdout.readline())
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.kill()
-        server.wait()
-
-
 def test_urls_with_allow_network_equal_direct_output(spark, range_server):
     names = ["orient_up.mp4", "av1.mp4", "tone.m4a", "h264_30fps.mkv", "hostile_playlist.m3u8"]
     urls = [f"{range_server}/{n}" for n in names] + [
@@ -191,10 +175,10 @@ def test_urls_with_allow_network_equal_direct_output(spark, range_server):
     for record in records[:4] + expected[:4]:
         assert record.pop("bytes_read") > 0
     assert_same(records, expected)
-    # A playlist stays refused, a 404 is not_found, a stalled server times out, a redirect to
-    # file:///etc/passwd is refused by the client.
+    # A playlist stays refused, a 404 is remote_not_found, a stalled server times out, a
+    # redirect to file:///etc/passwd is refused by the client (remote_redirect).
     assert [r.get("error", {}).get("code") for r in records[4:]] == [
-        "refused_reference", "not_found", "timeout", "read_error"
+        "refused_reference", "remote_not_found", "timeout", "remote_redirect"
     ]
 
 
