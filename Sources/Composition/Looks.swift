@@ -308,7 +308,7 @@ public enum LookCatalog {
   /// The looks the renderer can apply (the others are refused by the reader, naming these).
   public static let available: Set<LookName> = [
     .brightness, .contrast, .saturation, .gamma, .exposure, .hue, .sepia, .grayscale, .invert,
-    .colorMatrix, .pixellate, .vignette, .sharpen, .sobel, .sketch,
+    .colorMatrix, .pixellate, .vignette, .sharpen, .sobel, .sketch, .gaussianBlur,
   ]
 
   private static func n(_ value: Double) -> LookValue {
@@ -415,8 +415,9 @@ public enum LookCatalog {
     case .gaussianBlur:
       [
         LookParameter(
-          name: "blur_radius_in_pixels", shape: .number(minimum: 0, maximum: 24),
-          defaultValue: n(2), meaning: "σ of the Gaussian, in pixels")
+          name: "blur_radius_in_pixels", shape: .number(minimum: 0, maximum: 12),
+          defaultValue: n(2),
+          meaning: "σ of the Gaussian in pixels, rounded to a whole number (12 at most: 49 taps)")
       ]
     case .toon:
       [

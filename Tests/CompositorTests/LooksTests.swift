@@ -467,6 +467,52 @@ import Testing
       Self.sobelFormula(Self.texture, strength: strength, sketch: true))
   }
 
+  /// GPUImageGaussianBlurFilter, computed here from its source's text: σ = round(radius);
+  /// radius = floor(sqrt(−2σ²·ln(1/256·sqrt(2πσ²)))) made even; weights
+  /// exp(−i²/2σ²)/sqrt(2πσ²) normalised over −radius…radius; vertical pass, 8 bits, horizontal
+  /// pass. Pixels at least radius + 1 from every edge (GPUImage clamps, convolution reflects).
+  @Test(arguments: [1.0, 2.0, 3.4])
+  func gaussianBlur(_ radiusInPixels: Double) throws {
+    let picture = Self.texture
+    let sigma = radiusInPixels.rounded()
+    var radius = Int(
+      (-2 * sigma * sigma * log(1.0 / 256.0 * (2 * Double.pi * sigma * sigma).squareRoot()))
+        .squareRoot())
+    radius += radius % 2
+    var weights = (0...radius).map { i in
+      (1 / (2 * Double.pi * sigma * sigma).squareRoot()) * exp(-Double(i * i) / (2 * sigma * sigma))
+    }
+    let total = weights[0] + 2 * weights.dropFirst().reduce(0, +)
+    weights = weights.map { $0 / total }
+    // The vertical pass, held in 8 bits.
+    var vertical = [[Double]](repeating: [0, 0, 0], count: picture.width * picture.height)
+    for y in radius..<(picture.height - radius) {
+      for x in 0..<picture.width {
+        for c in 0..<3 {
+          let sum = (-radius...radius).reduce(0.0) {
+            $0 + weights[abs($1)] * Double(picture[x, y + $1][c])
+          }
+          vertical[y * picture.width + x][c] = min(max(sum.rounded(), 0), 255)
+        }
+      }
+    }
+    let margin = 2 * radius + 1
+    try Self.check(
+      [Self.look(.gaussianBlur, ["blur_radius_in_pixels": radiusInPixels])], on: picture,
+      where: { x, y in
+        x >= margin && y >= margin && x < picture.width - margin && y < picture.height - margin
+      }
+    ) { x, y, _ in
+      let out = (0..<3).map { c in
+        (-radius...radius).reduce(0.0) {
+          $0 + weights[abs($1)] * vertical[y * picture.width + x + $1][c]
+        } / 255
+      }
+      return (out[0], out[1], out[2])
+    }
+    #expect(LookFilters.gaussianTaps(sigma: radiusInPixels).count == 2 * radius + 1)
+  }
+
   // MARK: - The hook
 
   /// Every look the reader accepts renders, and those it refuses do not.

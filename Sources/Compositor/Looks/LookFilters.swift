@@ -150,9 +150,45 @@ package enum LookFilters {
       let gray = "geq=interpolation=nearest:r='\(l)':g='\(l)':b='\(l)'"
       let edges = "\(gray),sobel=planes=7:scale=\(f(strength)):delta=0.5"
       return look.name == .sobel ? edges : edges + "," + curve("255-val")
-    case .gaussianBlur, .toon, .swirl, .kuwahara:
+    case .gaussianBlur:
+      return gaussianBlur(sigma: number("blur_radius_in_pixels"))
+    case .toon, .swirl, .kuwahara:
       throw LookError(look: look.name)
     }
+  }
+
+  /// GPUImageGaussianBlurFilter: σ = blur_radius_in_pixels rounded (it does only whole σ);
+  /// taps out to the radius where a weight falls under 1/256 (rounded up to even), normalised
+  /// over those taps; a vertical pass then a horizontal one, the picture held in 8 bits in
+  /// between (GPUImage's intermediate framebuffer). As two `convolution` passes (column, row)
+  /// with integer taps over 2^16 (`rdiv`), each rounded to the nearest level.
+  static func gaussianBlur(sigma value: Double) -> String {
+    let taps = gaussianTaps(sigma: value)
+    guard taps.count > 1 else { return "null" }
+    let matrix = taps.map { String(Int(($0 * 65536).rounded())) }.joined(separator: " ")
+    let rdiv = f(1 / 65536)
+    func pass(_ mode: String) -> String {
+      "convolution="
+        + (0..<3).map { "\($0)m='\(matrix)':\($0)rdiv=\(rdiv):\($0)bias=0:\($0)mode=\(mode)" }
+        .joined(separator: ":")
+    }
+    return pass("column") + "," + pass("row")
+  }
+
+  /// GPUImage's normalised Gaussian weights for `sigma` (rounded to a whole number), from −radius
+  /// to radius; a single 1 when σ rounds to 0.
+  package static func gaussianTaps(sigma value: Double) -> [Double] {
+    let sigma = value.rounded()
+    guard sigma >= 1 else { return [1] }
+    var radius = Int(
+      (-2 * sigma * sigma * log(1.0 / 256 * (2 * Double.pi * sigma * sigma).squareRoot()))
+        .squareRoot().rounded(.down))
+    radius += radius % 2
+    let weights = (-radius...radius).map { i in
+      exp(-Double(i * i) / (2 * sigma * sigma)) / (2 * Double.pi * sigma * sigma).squareRoot()
+    }
+    let sum = weights.reduce(0, +)
+    return weights.map { $0 / sum }
   }
 
   /// The same expression of `val` on R, G and B, rounded and clamped (`lutrgb`).
