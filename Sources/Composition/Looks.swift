@@ -308,7 +308,8 @@ public enum LookCatalog {
   /// The looks the renderer can apply (the others are refused by the reader, naming these).
   public static let available: Set<LookName> = [
     .brightness, .contrast, .saturation, .gamma, .exposure, .hue, .sepia, .grayscale, .invert,
-    .colorMatrix, .pixellate, .vignette, .sharpen, .sobel, .sketch, .gaussianBlur,
+    .colorMatrix, .pixellate, .vignette, .sharpen, .sobel, .sketch, .gaussianBlur, .swirl,
+    .toon,
   ]
 
   private static func n(_ value: Double) -> LookValue {
@@ -434,7 +435,8 @@ public enum LookCatalog {
           name: "center", shape: .point, defaultValue: .vector([n(0.5), n(0.5)].map(exact)),
           meaning: "the centre"),
         LookParameter(
-          name: "radius", shape: .number(minimum: 0, maximum: 1), defaultValue: n(0.5),
+          name: "radius", shape: .number(minimum: 0, maximum: 1, exclusiveMinimum: true),
+          defaultValue: n(0.5),
           meaning: "the swirl's radius"),
         LookParameter(
           name: "angle", shape: .number(minimum: -10, maximum: 10), defaultValue: n(1),

@@ -513,6 +513,60 @@ import Testing
     #expect(LookFilters.gaussianTaps(sigma: radiusInPixels).count == 2 * radius + 1)
   }
 
+  /// GPUImageSwirlFilter: inside `radius` of `center` (texture coordinates) the offset turns by
+  /// θ = ((radius − dist)/radius)²·angle·8; the texture read there with GL_LINEAR.
+  @Test(arguments: [(0.5, 0.5, 0.5, 1.0), (0.3, 0.6, 0.4, -2.5)])
+  func swirl(_ cx: Double, _ cy: Double, _ radius: Double, _ angle: Double) throws {
+    let picture = Self.ramp
+    func exact(_ x: Double) -> ExactNumber { ExactNumber.parse("\(x)")! }
+    let look = Look(
+      name: .swirl,
+      parameters: [
+        "center": .vector([exact(cx), exact(cy)]), "radius": .number(exact(radius)),
+        "angle": .number(exact(angle)),
+      ])
+    try Self.check([look], on: picture) { x, y, c in
+      let (w, h) = (Double(picture.width), Double(picture.height))
+      var u = (Double(x) + 0.5) / w
+      var v = (Double(y) + 0.5) / h
+      let dist = ((u - cx) * (u - cx) + (v - cy) * (v - cy)).squareRoot()
+      guard dist < radius else { return c }
+      let percent = (radius - dist) / radius
+      let theta = percent * percent * angle * 8
+      let (du, dv) = (u - cx, v - cy)
+      u = du * cos(theta) - dv * sin(theta) + cx
+      v = du * sin(theta) + dv * cos(theta) + cy
+      return Self.bilinear(picture, u * w - 0.5, v * h - 0.5)
+    }
+  }
+
+  /// GPUImageToonFilter: 3×3 Sobel on the red channel, posterized = floor(rgb·q + 0.5)/q,
+  /// black where length(h, v) ≥ threshold. Interior pixels.
+  @Test(arguments: [(0.2, 10.0), (0.5, 4.0), (0.35, 7.0)])
+  func toon(_ threshold: Double, _ levels: Double) throws {
+    let picture = Self.texture
+    try Self.check(
+      [Self.look(.toon, ["threshold": threshold, "quantization_levels": levels])], on: picture,
+      where: Self.interior
+    ) { x, y, c in
+      func r(_ dx: Int, _ dy: Int) -> Double { Double(picture[x + dx, y + dy][0]) / 255 }
+      let h = -r(-1, -1) - 2 * r(0, -1) - r(1, -1) + r(-1, 1) + 2 * r(0, 1) + r(1, 1)
+      let v = -r(-1, 1) - 2 * r(-1, 0) - r(-1, -1) + r(1, 1) + 2 * r(1, 0) + r(1, -1)
+      let magnitude = (h * h + v * v).squareRoot()
+      let keep: Double = magnitude >= threshold ? 0 : 1
+      func posterize(_ value: Double) -> Double { ((value * levels) + 0.5).rounded(.down) / levels }
+      return (posterize(c.0) * keep, posterize(c.1) * keep, posterize(c.2) * keep)
+    }
+  }
+
+  /// Two branching looks in one chain: their pad labels do not collide, and the chain joins a
+  /// chain around it with commas.
+  @Test func branchingLooksCompose() throws {
+    let looks = [Look(name: .toon), Look(name: .invert), Look(name: .toon)]
+    let description = "null," + (try LookFilters.rgbChain(looks)) + ",null"
+    _ = try Self.apply(description, to: Self.texture)
+  }
+
   // MARK: - The hook
 
   /// Every look the reader accepts renders, and those it refuses do not.

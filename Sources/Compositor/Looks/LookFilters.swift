@@ -36,10 +36,17 @@ package enum LookFilters {
   ///
   /// - Throws: `LookError` for a look this builder cannot render (the reader refuses those
   ///   first: `LookCatalog.available`).
-  package static func rgbChain(_ looks: [Look]) throws(LookError) -> String {
+  /// - Parameter labels: the prefix of the pad labels a look that branches (toon) uses inside
+  ///   the description (`<labels><n>a`…); the description may then hold `;`, and still joins
+  ///   with `,` on both ends to a chain around it.
+  package static func rgbChain(_ looks: [Look], labels: String = "look") throws(LookError)
+    -> String
+  {
     guard !looks.isEmpty else { return "null" }
     var filters = ["format=gbrp"]
-    for look in looks { filters.append(try filter(look)) }
+    for (index, look) in looks.enumerated() {
+      filters.append(try filter(look, label: "\(labels)\(index)"))
+    }
     return filters.joined(separator: ",")
   }
 
@@ -49,19 +56,19 @@ package enum LookFilters {
   ///
   /// This is the hook the compositor calls: after a segment's `transformFilter` for its
   /// `PlannedSegment.looks`, and on the blended canvas for `CompositionPlan.looks`.
-  package static func chain(_ looks: [Look], matrix: String, fullRange: Bool) throws(LookError)
-    -> String
-  {
+  package static func chain(
+    _ looks: [Look], matrix: String, fullRange: Bool, labels: String = "look"
+  ) throws(LookError) -> String {
     guard !looks.isEmpty else { return "null" }
     let range = fullRange ? "full" : "limited"
     let flags = "flags=bicubic+accurate_rnd+full_chroma_int"
     return "scale=in_color_matrix=\(matrix):in_range=\(range):\(flags),"
-      + (try rgbChain(looks))
+      + (try rgbChain(looks, labels: labels))
       + ",scale=out_color_matrix=\(matrix):out_range=\(range):\(flags),format=yuv420p"
   }
 
   /// One look's filters (on `gbrp`, giving `gbrp`).
-  static func filter(_ look: Look) throws(LookError) -> String {
+  static func filter(_ look: Look, label: String) throws(LookError) -> String {
     func number(_ name: String) -> Double { look.number(name) ?? 0 }
     switch look.name {
     case .brightness:
@@ -152,7 +159,42 @@ package enum LookFilters {
       return look.name == .sobel ? edges : edges + "," + curve("255-val")
     case .gaussianBlur:
       return gaussianBlur(sigma: number("blur_radius_in_pixels"))
-    case .toon, .swirl, .kuwahara:
+    case .swirl:
+      // dist = distance(center, coord); inside radius the offset from the centre turns by
+      // θ = ((radius − dist)/radius)²·angle·8; read with GL_LINEAR there (clamped to the edge).
+      let center = look.vector("center") ?? [0.5, 0.5]
+      let (radius, angle) = (number("radius"), number("angle"))
+      let (cx, cy) = (f(center[0]), f(center[1]))
+      let setup =
+        "st(0,(X+0.5)/W-\(cx));st(1,(Y+0.5)/H-\(cy));st(2,hypot(ld(0),ld(1)));"
+        + "st(3,if(lt(ld(2),\(f(radius))),pow((\(f(radius))-ld(2))/\(f(radius)),2)*\(f(angle))*8,0));"
+        + "st(4,clip((ld(0)*cos(ld(3))-ld(1)*sin(ld(3))+\(cx))*W-0.5,0,W-1.000001));"
+        + "st(5,clip((ld(0)*sin(ld(3))+ld(1)*cos(ld(3))+\(cy))*H-0.5,0,H-1.000001));"
+      func channel(_ name: String) -> String {
+        "\(name)='\(setup)clip(round(\(name)(ld(4),ld(5))),0,255)'"
+      }
+      return "geq=interpolation=bilinear:"
+        + [channel("r"), channel("g"), channel("b")].joined(separator: ":")
+    case .toon:
+      // posterized = floor(rgb·q + 0.5)/q; black where length(h, v) of the 3×3 Sobel on R
+      // reaches threshold: two branches (split), the mask (R copied to every plane, sobel,
+      // a threshold curve to 255 or 0) multiplied into the posterized picture (blend multiply
+      // on 8 bits: a·255/255 = a, a·0 = 0).
+      let q = f(number("quantization_levels"))
+      // 255·threshold mapped to 128 by sobel's scale, so its whole-number output is under 128
+      // exactly when length(h, v) is under the threshold (no rounding at the edge).
+      let threshold = max(number("threshold") * 255, 128.0 / 65535)
+      let (a, b, m, p) = ("\(label)a", "\(label)b", "\(label)m", "\(label)p")
+      let mask =
+        number("threshold") == 0
+        ? curve("0")
+        : "colorchannelmixer=rr=1:rg=0:rb=0:gr=1:gg=0:gb=0:br=1:bg=0:bb=0,"
+          + "sobel=planes=7:scale=\(f(128 / threshold)):delta=0,"
+          + curve("if(lt(val,128),255,0)")
+      return "split[\(a)][\(b)];[\(b)]\(mask)[\(m)];"
+        + "[\(a)]\(curve("255*floor(val/255*\(q)+0.5)/\(q)"))[\(p)];"
+        + "[\(p)][\(m)]blend=all_mode=multiply"
+    case .kuwahara:
       throw LookError(look: look.name)
     }
   }
