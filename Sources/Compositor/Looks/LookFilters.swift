@@ -126,10 +126,11 @@ package enum LookFilters {
       let color = look.color("color") ?? .black
       let (start, end) = (number("start"), number("end"))
       let d = "hypot((X+0.5)/W-\(f(center[0])),(Y+0.5)/H-\(f(center[1])))"
-      let t = "clip((\(d)-\(f(start)))/\(f(end - start)),0,1)"
-      let p = "(\(t))*(\(t))*(3-2*(\(t)))"
+      // t and smoothstep's t²(3 − 2t) once per expression (st/ld), not three times.
+      let p =
+        "st(0,clip((\(d)-\(f(start)))/\(f(end - start)),0,1));st(1,ld(0)*ld(0)*(3-2*ld(0)));"
       func channel(_ name: String, _ value: UInt8) -> String {
-        "\(name)='clip(round(\(name)(X,Y)+(\(value)-\(name)(X,Y))*\(p)),0,255)'"
+        "\(name)='\(p)clip(round(\(name)(X,Y)+(\(value)-\(name)(X,Y))*ld(1)),0,255)'"
       }
       // Reads at whole coordinates: nearest (5.1's bilinear reads column W−2 at W−1).
       return "geq=interpolation=nearest:"
