@@ -414,7 +414,8 @@ extension CompositionDocument {
   /// Checks what the types alone cannot: the version, at least one clip, no transition into the
   /// first clip, positive durations and rates, gains and times not negative, a gap (a clip
   /// without a source) with a duration and nothing a gap cannot have, an audio track's ramps in
-  /// order and not overlapping each other. What needs the sources (a still needs a duration,
+  /// order and not overlapping each other, every look known, renderable and within its
+  /// parameters' ranges (`Look.validate(path:)`). What needs the sources (a still needs a duration,
   /// `to` within the source, transitions shorter than their clips) is checked at resolution.
   ///
   /// - Throws: `CompositionError.invalidComposition` naming the path.
