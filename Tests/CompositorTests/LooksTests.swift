@@ -91,12 +91,13 @@ import Testing
   /// largest difference.
   @discardableResult
   static func check(
-    _ looks: [Look], on picture: Picture = gradient, tolerance: Int = 2,
+    _ looks: [Look], on picture: Picture = gradient, tolerance: Int = 2, sized: Bool = true,
     where include: (Int, Int) -> Bool = { _, _ in true },
     sourceLocation: SourceLocation = #_sourceLocation,
     _ formula: (_ x: Int, _ y: Int, _ c: RGB) -> RGB
   ) throws -> Int {
-    let description = try LookFilters.rgbChain(looks)
+    let description = try LookFilters.rgbChain(
+      looks, width: sized ? picture.width : nil, height: sized ? picture.height : nil)
     let output = try apply(description, to: picture)
     var worst = 0
     var failures = 0
@@ -332,26 +333,52 @@ import Testing
     (UInt8(x), UInt8(y * 2), UInt8((x + y) & 255))
   }
 
-  /// Blocks of 16 (0.1 of 160), 8 (the default 0.05) and 11.2 pixels: the formula's pixels, and
-  /// by position: every block uniform, a new value exactly where the formula's block starts.
-  @Test(arguments: [0.1, 0.05, 0.07])
+  /// A picture whose size is no multiple of the blocks (7-pixel blocks for 0.07, 97 rows): the
+  /// last blocks are partial and read the clamped edge.
+  static let oddRamp = Picture(width: 100, height: 97) { x, y in
+    (UInt8(x * 2), UInt8((y * 2) & 255), UInt8((x * 7 + y * 13) & 255))
+  }
+
+  /// Blocks of 16 and 10 (0.1), 8 and 5 (0.05), 5 and 3.125 (0.03125), 11.2 and 7 (0.07)
+  /// pixels, on pictures whose size is and is not a multiple of the block: the formula's pixels
+  /// through both routes (the whole-pixel route when the size is known, `geq` when it is not or
+  /// the block is not whole), and by position: every block uniform, a new value exactly where
+  /// the formula's block starts. A pixel whose centre lies exactly on a block boundary (3.125-
+  /// pixel blocks: x = 12) is left out: the shader's float arithmetic may put it either side.
+  @Test(arguments: [0.1, 0.05, 0.03125, 0.07])
   func pixellate(_ fraction: Double) throws {
     let look = Self.look(.pixellate, ["fractional_width_of_pixel": fraction])
-    try Self.check([look], on: Self.ramp, Self.pixellateFormula(Self.ramp, fraction: fraction))
-    let output = try Self.apply(try LookFilters.rgbChain([look]), to: Self.ramp)
-    let block = fraction * 160
-    var starts: [Int] = []
-    for x in 1..<160 where output[x, 0][0] != output[x - 1, 0][0] { starts.append(x) }
-    let expected = (1..<160).filter {
-      Int((Double($0) + 0.5) / block) != Int((Double($0) - 0.5) / block)
+    for picture in [Self.ramp, Self.oddRamp] {
+      let block = fraction * Double(picture.width)
+      func onBoundary(_ i: Int) -> Bool {
+        let position = (Double(i) + 0.5) / block
+        return abs(position - position.rounded()) < 1e-9
+      }
+      let fast = try LookFilters.rgbChain([look], width: picture.width, height: picture.height)
+      #expect(fast.contains("geq") == (abs(block - block.rounded()) > 1e-6), "\(fast)")
+      for sized in [true, false] {
+        try Self.check(
+          [look], on: picture, sized: sized, where: { !onBoundary($0) && !onBoundary($1) },
+          Self.pixellateFormula(picture, fraction: fraction))
+      }
+      let output = try Self.apply(fast, to: picture)
+      func edges(_ count: Int) -> [Int] {
+        (1..<count).filter {
+          !onBoundary($0) && !onBoundary($0 - 1)
+            && Int((Double($0) + 0.5) / block) != Int((Double($0) - 0.5) / block)
+        }
+      }
+      var starts: [Int] = []
+      for x in 1..<picture.width where output[x, 0][0] != output[x - 1, 0][0] {
+        if !onBoundary(x) && !onBoundary(x - 1) { starts.append(x) }
+      }
+      #expect(starts == edges(picture.width), "block edges along x for \(block)-pixel blocks")
+      var rows: [Int] = []
+      for y in 1..<picture.height where output[0, y][1] != output[0, y - 1][1] {
+        if !onBoundary(y) && !onBoundary(y - 1) { rows.append(y) }
+      }
+      #expect(rows == edges(picture.height), "square blocks: the same size along y")
     }
-    #expect(starts == expected, "block edges along x for \(block)-pixel blocks")
-    var rows: [Int] = []
-    for y in 1..<96 where output[0, y][1] != output[0, y - 1][1] { rows.append(y) }
-    let expectedRows = (1..<96).filter {
-      Int((Double($0) + 0.5) / block) != Int((Double($0) - 0.5) / block)
-    }
-    #expect(rows == expectedRows, "square blocks: the same size along y")
   }
 
   /// GPUImageVignetteFilter: percent = smoothstep(start, end, distance(textureCoordinate,

@@ -36,16 +36,21 @@ package enum LookFilters {
   ///
   /// - Throws: `LookError` for a look this builder cannot render (the reader refuses those
   ///   first: `LookCatalog.available`).
-  /// - Parameter labels: the prefix of the pad labels a look that branches (toon) uses inside
-  ///   the description (`<labels><n>a`…); the description may then hold `;`, and still joins
-  ///   with `,` on both ends to a chain around it.
-  package static func rgbChain(_ looks: [Look], labels: String = "look") throws(LookError)
-    -> String
-  {
+  /// - Parameters:
+  ///   - width: the pictures' width, when known (the canvas's): pixellate then takes its fast
+  ///     exact route when its blocks are whole pixels (see `pixellate`).
+  ///   - height: the pictures' height, when known.
+  ///   - labels: the prefix of the pad labels a look that branches (toon) uses inside the
+  ///     description (`<labels><n>a`…); the description may then hold `;`, and still joins
+  ///     with `,` on both ends to a chain around it.
+  package static func rgbChain(
+    _ looks: [Look], width: Int? = nil, height: Int? = nil, labels: String = "look"
+  ) throws(LookError) -> String {
     guard !looks.isEmpty else { return "null" }
     var filters = ["format=gbrp"]
+    let size = width.flatMap { w in height.map { (w, $0) } }
     for (index, look) in looks.enumerated() {
-      filters.append(try filter(look, label: "\(labels)\(index)"))
+      filters.append(try filter(look, size: size, label: "\(labels)\(index)"))
     }
     return filters.joined(separator: ",")
   }
@@ -57,18 +62,21 @@ package enum LookFilters {
   /// This is the hook the compositor calls: after a segment's `transformFilter` for its
   /// `PlannedSegment.looks`, and on the blended canvas for `CompositionPlan.looks`.
   package static func chain(
-    _ looks: [Look], matrix: String, fullRange: Bool, labels: String = "look"
+    _ looks: [Look], matrix: String, fullRange: Bool, width: Int? = nil, height: Int? = nil,
+    labels: String = "look"
   ) throws(LookError) -> String {
     guard !looks.isEmpty else { return "null" }
     let range = fullRange ? "full" : "limited"
     let flags = "flags=bicubic+accurate_rnd+full_chroma_int"
     return "scale=in_color_matrix=\(matrix):in_range=\(range):\(flags),"
-      + (try rgbChain(looks, labels: labels))
+      + (try rgbChain(looks, width: width, height: height, labels: labels))
       + ",scale=out_color_matrix=\(matrix):out_range=\(range):\(flags),format=yuv420p"
   }
 
   /// One look's filters (on `gbrp`, giving `gbrp`).
-  static func filter(_ look: Look, label: String) throws(LookError) -> String {
+  static func filter(_ look: Look, size: (width: Int, height: Int)?, label: String)
+    throws(LookError) -> String
+  {
     func number(_ name: String) -> Double { look.number(name) ?? 0 }
     switch look.name {
     case .brightness:
@@ -108,18 +116,19 @@ package enum LookFilters {
       let m = blend(rows.prefix(3).map { Array($0.prefix(3)) }, intensity: intensity)
       return mixer(m, offset: offset.map { $0 * intensity })
     case .pixellate:
+      if let size,
+        let fast = pixellate(
+          fraction: number("fractional_width_of_pixel"), width: size.width, height: size.height)
+      {
+        return fast
+      }
       // samplePos = coord - mod(coord, d) + d/2, d = fractional width (square blocks of
       // f·W pixels), read with GL_LINEAR at that position: texel (k + 0.5)·B - 0.5.
       let block = "(\(f(number("fractional_width_of_pixel")))*W)"
-      // geq's bilinear read clamps the coordinate to W−2 (5.1: a read at exactly W−1 gives
-      // column W−2's value), so the last texel is reached at W−1−1e−6 (0.0003 of a level).
-      let x = "clip((floor((X+0.5)/\(block))+0.5)*\(block)-0.5,0,W-1.000001)"
-      let y = "clip((floor((Y+0.5)/\(block))+0.5)*\(block)-0.5,0,H-1.000001)"
-      return
-        "geq=interpolation=bilinear"
-        + ":r='clip(round(r(\(x),\(y))),0,255)'"
-        + ":g='clip(round(g(\(x),\(y))),0,255)'"
-        + ":b='clip(round(b(\(x),\(y))),0,255)'"
+      let x = "(floor((X+0.5)/\(block))+0.5)*\(block)-0.5"
+      let y = "(floor((Y+0.5)/\(block))+0.5)*\(block)-0.5"
+      return "geq=interpolation=nearest:"
+        + ["r", "g", "b"].map { "\($0)='\(linearRead($0, x: x, y: y))'" }.joined(separator: ":")
     case .vignette:
       // percent = smoothstep(start, end, distance(coord, center)); mix(rgb, color, percent)
       let center = look.vector("center") ?? [0.5, 0.5]
@@ -169,13 +178,11 @@ package enum LookFilters {
       let setup =
         "st(0,(X+0.5)/W-\(cx));st(1,(Y+0.5)/H-\(cy));st(2,hypot(ld(0),ld(1)));"
         + "st(3,if(lt(ld(2),\(f(radius))),pow((\(f(radius))-ld(2))/\(f(radius)),2)*\(f(angle))*8,0));"
-        + "st(4,clip((ld(0)*cos(ld(3))-ld(1)*sin(ld(3))+\(cx))*W-0.5,0,W-1.000001));"
-        + "st(5,clip((ld(0)*sin(ld(3))+ld(1)*cos(ld(3))+\(cy))*H-0.5,0,H-1.000001));"
-      func channel(_ name: String) -> String {
-        "\(name)='\(setup)clip(round(\(name)(ld(4),ld(5))),0,255)'"
-      }
-      return "geq=interpolation=bilinear:"
-        + [channel("r"), channel("g"), channel("b")].joined(separator: ":")
+      let x = "(ld(0)*cos(ld(3))-ld(1)*sin(ld(3))+\(cx))*W-0.5"
+      let y = "(ld(0)*sin(ld(3))+ld(1)*cos(ld(3))+\(cy))*H-0.5"
+      return "geq=interpolation=nearest:"
+        + ["r", "g", "b"].map { "\($0)='\(setup)\(linearRead($0, x: x, y: y))'" }
+        .joined(separator: ":")
     case .toon:
       // posterized = floor(rgb·q + 0.5)/q; black where length(h, v) of the 3×3 Sobel on R
       // reaches threshold: two branches (split), the mask (R copied to every plane, sobel,
@@ -232,6 +239,52 @@ package enum LookFilters {
     }
     let sum = weights.reduce(0, +)
     return weights.map { $0 / sum }
+  }
+
+  /// Pixellate when its block B = fraction·width is a whole number of pixels (1 % of `geq`'s
+  /// cost or less): the texel each block reads is (k + 0.5)·B − 0.5 — a pixel when B is odd, the
+  /// mean of two (per axis) when even (GL_LINEAR halfway). The picture is padded to whole
+  /// blocks with its last row and column repeated (GL's clamp to edge), an even B's 2×2 means
+  /// stored at their right/bottom pixel (`convolution`, rounded), the centre pixel of each
+  /// block picked (`scale` by 1/B, `neighbor` with full-resolution chroma positions: exact
+  /// for a whole ratio, measured) and repeated over the block (`scale` by B), then cropped
+  /// back. Nil when B is not whole (`geq` then).
+  static func pixellate(fraction: Double, width: Int, height: Int) -> String? {
+    let exact = fraction * Double(width)
+    let block = Int(exact.rounded())
+    guard block >= 1, abs(exact - Double(block)) < 1e-6 else { return nil }
+    let paddedWidth = (width + block - 1) / block * block
+    let paddedHeight = (height + block - 1) / block * block
+    let flags = "flags=neighbor+full_chroma_int+full_chroma_inp+accurate_rnd"
+    var filters = [
+      "pad=\(paddedWidth):\(paddedHeight):0:0",
+      "fillborders=right=\(paddedWidth - width):bottom=\(paddedHeight - height):mode=smear",
+    ]
+    if block % 2 == 0 {
+      let mean = "1 1 0 1 1 0 0 0 0"
+      filters.append(
+        "convolution="
+          + (0..<3).map { "\($0)m='\(mean)':\($0)rdiv=0.25:\($0)bias=0" }.joined(separator: ":"))
+    }
+    filters += [
+      "scale=\(paddedWidth / block):\(paddedHeight / block):\(flags)",
+      "scale=\(paddedWidth):\(paddedHeight):\(flags)",
+      "crop=\(width):\(height):0:0",
+    ]
+    return filters.joined(separator: ",")
+  }
+
+  /// A `geq` expression reading `channel` at texel coordinates (`x`, `y`) as GL_LINEAR with
+  /// CLAMP_TO_EDGE does, rounded to a level. Written out from `nearest` reads (which clamp to
+  /// the picture): 5.1's own bilinear read clamps the coordinate to W−2 and H−2, so it never
+  /// reaches the last column or row (measured: r(W−1, 0) gives column W−2's value). Uses
+  /// `st`/`ld` slots 4–9 (libavutil's expressions have ten: 0–9).
+  static func linearRead(_ channel: String, x: String, y: String) -> String {
+    "st(4,clip(\(x),0,W-1));st(5,clip(\(y),0,H-1));st(6,floor(ld(4)));st(7,floor(ld(5)));"
+      + "st(8,ld(4)-ld(6));st(9,ld(5)-ld(7));"
+      + "clip(round((1-ld(9))*((1-ld(8))*\(channel)(ld(6),ld(7))"
+      + "+ld(8)*\(channel)(ld(6)+1,ld(7)))"
+      + "+ld(9)*((1-ld(8))*\(channel)(ld(6),ld(7)+1)+ld(8)*\(channel)(ld(6)+1,ld(7)+1))),0,255)"
   }
 
   /// The same expression of `val` on R, G and B, rounded and clamped (`lutrgb`).
