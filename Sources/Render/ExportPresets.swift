@@ -279,12 +279,32 @@ package struct SizeBudget: Sendable, Equatable {
     bytes <= maxBytes && Double(bytes) >= Double(maxBytes) * lowerFraction
   }
 
+  /// The attempt to keep (its index): the first accepted one, else the largest not over the cap
+  /// (content that cannot use the bits: a still picture stays under 95% at any rate); nil when
+  /// every attempt is over the cap.
+  package func choice(among attempts: [(videoBitRate: Int, bytes: Int64)]) -> Int? {
+    if let accepted = attempts.firstIndex(where: { accepts($0.bytes) }) { return accepted }
+    return attempts.indices.filter { attempts[$0].bytes <= maxBytes }
+      .max { attempts[$0].bytes < attempts[$1].bytes }
+  }
+
   /// The next video bit rate from the attempts so far (`(videoBitRate, bytes)` in order): the
   /// output's size is taken as fixed bytes (audio, container) plus a part proportional to the
   /// video rate; with one attempt the fixed part is the estimate (`audioBytes` +
-  /// `containerOverhead`), with two or more it is fitted through the last two (a secant).
+  /// `containerOverhead`), with two or more it is fitted through the last two (a secant). At
+  /// most 4 times the last rate; nil when a higher rate bought less than 1% of the cap (the
+  /// content cannot use the bits: keep `choice(among:)`).
   package func nextVideoBitRate(after attempts: [(videoBitRate: Int, bytes: Int64)]) -> Int? {
     guard let last = attempts.last else { return firstVideoBitRate }
+    if attempts.count >= 2 {
+      let previous = attempts[attempts.count - 2]
+      // More rate bought (almost) nothing: the content needs fewer bits than the cap allows.
+      if last.videoBitRate > previous.videoBitRate,
+        last.bytes - previous.bytes < maxBytes / 100, last.bytes < maxBytes
+      {
+        return nil
+      }
+    }
     let target = Double(targetBytes)
     var slope: Double
     var fixed: Double
@@ -301,7 +321,8 @@ package struct SizeBudget: Sendable, Equatable {
       // No measurable response (the content needs fewer bits than asked): nothing to gain.
       return nil
     }
-    let next = (target - fixed) / slope
+    // At most 4 times the last rate up (a content that barely responds would ask for far more).
+    let next = min((target - fixed) / slope, 4 * Double(last.videoBitRate))
     return next >= 1000 ? Int(next.rounded(.down)) : nil
   }
 }
