@@ -205,6 +205,20 @@ public struct Look: Codable, Sendable, Equatable {
     if name == .vignette, let start = number("start"), let end = number("end"), start >= end {
       throw fail("\(path).start", "start (\(start)) must be less than end (\(end))")
     }
+    if name == .colorMatrix, let rows = matrix("color_matrix") {
+      // The constant each channel gets (a 4×4's fourth column, A = 1, plus the offset) rides
+      // on libavfilter colorchannelmixer's alpha gain, limited to −2…2 like its other gains.
+      let offset = vector("offset") ?? [0, 0, 0]
+      for channel in 0..<3 {
+        let constant = (rows.count == 4 ? rows[channel][3] : 0) + offset[channel]
+        guard abs(constant) <= 2 else {
+          throw fail(
+            "\(path).offset",
+            "channel \(channel)'s constant (the matrix's fourth column plus the offset) is "
+              + "\(constant), out of range (-2 to 2)")
+        }
+      }
+    }
   }
 }
 

@@ -65,6 +65,10 @@ import Testing
       "each 0 to 1"
     ),
     (#"[{"name": "kuwahara"}]"#, "clips[0].filters[0].name", "not available yet"),
+    (
+      #"[{"name": "color_matrix", "color_matrix": [[1, 0, 0, 1.5], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]], "offset": [1, 0, 0]}]"#,
+      "clips[0].filters[0].offset", "2.5, out of range"
+    ),
     (#"[{"brightness": 0.1}]"#, "clips[0].filters[0].name", "missing"),
   ])
   func errorsNameTheirPath(_ looks: String, _ path: String, _ message: String) throws {
