@@ -3,11 +3,44 @@ import MediaCore
 /// The name of a look: a GPUImage filter in snake_case (`GPUImageSepiaFilter` → `sepia`,
 /// `GPUImageColorInvertFilter` → `invert`).
 public enum LookName: String, Codable, Sendable, CaseIterable {
-  case brightness, contrast, saturation, gamma, exposure, hue, sepia, grayscale, invert
+  /// GPUImageBrightnessFilter: rgb + brightness.
+  case brightness
+  /// GPUImageContrastFilter: (rgb − 0.5)·contrast + 0.5.
+  case contrast
+  /// GPUImageSaturationFilter: mix(luminance, rgb, saturation).
+  case saturation
+  /// GPUImageGammaFilter: rgb^gamma.
+  case gamma
+  /// GPUImageExposureFilter: rgb·2^exposure.
+  case exposure
+  /// GPUImageHueFilter: the hue turned in YIQ.
+  case hue
+  /// GPUImageSepiaFilter: its colour matrix mixed in by intensity.
+  case sepia
+  /// GPUImageGrayscaleFilter: the luminance in every channel.
+  case grayscale
+  /// GPUImageColorInvertFilter: 1 − rgb.
+  case invert
+  /// GPUImageColorMatrixFilter: a 3×3 or 4×4 matrix (and an offset) mixed in by intensity.
   case colorMatrix = "color_matrix"
-  case pixellate, vignette, sharpen, sobel, sketch
+  /// GPUImagePixellateFilter: square blocks showing the colour at their centre.
+  case pixellate
+  /// GPUImageVignetteFilter: the edges faded to a colour (smoothstep of the distance).
+  case vignette
+  /// GPUImageSharpenFilter: the centre against its four neighbours.
+  case sharpen
+  /// GPUImageSobelEdgeDetectionFilter: the luminance's gradient length.
+  case sobel
+  /// GPUImageSketchFilter: 1 − the Sobel value.
+  case sketch
+  /// GPUImageGaussianBlurFilter: a separable Gaussian of σ pixels.
   case gaussianBlur = "gaussian_blur"
-  case toon, swirl, kuwahara
+  /// GPUImageToonFilter: posterised, black where R's gradient reaches the threshold.
+  case toon
+  /// GPUImageSwirlFilter: the picture turned around a centre, more near it.
+  case swirl
+  /// GPUImageKuwaharaFilter: the mean of the least-varied quadrant (not renderable yet).
+  case kuwahara
 
   /// Reads the name, listing the known ones when it is not one of them.
   public init(from decoder: any Decoder) throws {
