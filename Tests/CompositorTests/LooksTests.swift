@@ -635,3 +635,42 @@ import Testing
     }
   }
 }
+
+/// The compositor pushes one picture at a time into a graph and pulls its result at once, each
+/// with the timestamp 0 (`PictureTransformer`): a branching look (toon: split, blend) must give
+/// every picture back that way too, and one graph serves many pictures.
+@Suite struct LooksOnePictureAtATimeTests {
+  @Test(arguments: [0, 1])
+  func everyPictureComesBack(_ step: Int64) throws {
+    let description = try LookFilters.rgbChain(
+      [Look(name: .toon), Look(name: .pixellate), Look(name: .sepia)], width: 64, height: 48)
+    let graph = try FilterGraph(threads: 1)
+    let source = try graph.addVideoSource(
+      name: "in",
+      VideoParameters(
+        width: 64, height: 48, pixelFormat: .rgb24, timeBase: Rational(1, 25)!,
+        sampleAspectRatio: Rational(1, 1)!, frameRate: Rational(25, 1)!))
+    let sink = try graph.addVideoSink(name: "out", pixelFormats: [.rgb24])
+    try graph.configure(description)
+    for index in 0..<5 {
+      let level = UInt8(40 * index)
+      let frame = try Frame.video(width: 64, height: 48, pixelFormat: .rgb24)
+      for y in 0..<48 {
+        frame.withRow(y) { row in for i in 0..<(64 * 3) { row[i] = i < 96 ? level : 200 } }
+      }
+      frame.pts = Int64(index) * step
+      try graph.push(frame, to: source)
+      let output = Frame()
+      #expect(try graph.pull(from: sink, into: output) == .frame, "picture \(index), step \(step)")
+      // The same picture through a graph of its own: the same pixels (this picture's, not a
+      // previous one's).
+      let picture = LooksTests.Picture(width: 64, height: 48) { x, _ in
+        x < 32 ? (level, level, level) : (200, 200, 200)
+      }
+      let alone = try LooksTests.apply(description, to: picture)
+      var pixels: [UInt8] = []
+      for y in 0..<48 { output.withRow(y) { pixels += $0.prefix(64 * 3) } }
+      #expect(pixels == alone.pixels, "picture \(index), step \(step)")
+    }
+  }
+}
