@@ -400,19 +400,22 @@ import Testing
         ])
       let color = [item.color.red, item.color.green, item.color.blue].map { Double($0) / 255 }
       for picture in [white, Self.ramp] {
-        try Self.check([look], on: picture) { x, y, c in
-          let u = (Double(x) + 0.5) / Double(picture.width) - item.center[0]
-          let v = (Double(y) + 0.5) / Double(picture.height) - item.center[1]
-          let d = (u * u + v * v).squareRoot()
-          let t = min(max((d - item.start) / (item.end - item.start), 0), 1)
-          let p = t * t * (3 - 2 * t)
-          return (
-            c.0 * (1 - p) + color[0] * p, c.1 * (1 - p) + color[1] * p,
-            c.2 * (1 - p) + color[2] * p
-          )
+        for sized in [true, false] {
+          try Self.check([look], on: picture, sized: sized) { x, y, c in
+            let u = (Double(x) + 0.5) / Double(picture.width) - item.center[0]
+            let v = (Double(y) + 0.5) / Double(picture.height) - item.center[1]
+            let d = (u * u + v * v).squareRoot()
+            let t = min(max((d - item.start) / (item.end - item.start), 0), 1)
+            let p = t * t * (3 - 2 * t)
+            return (
+              c.0 * (1 - p) + color[0] * p, c.1 * (1 - p) + color[1] * p,
+              c.2 * (1 - p) + color[2] * p
+            )
+          }
         }
       }
-      let output = try Self.apply(try LookFilters.rgbChain([look]), to: white)
+      let output = try Self.apply(
+        try LookFilters.rgbChain([look], width: white.width, height: white.height), to: white)
       let row = Int(item.center[1] * 100)
       let centreX = item.center[0] * 200
       for x in 0..<200 {
@@ -643,7 +646,8 @@ import Testing
   @Test(arguments: [0, 1])
   func everyPictureComesBack(_ step: Int64) throws {
     let description = try LookFilters.rgbChain(
-      [Look(name: .toon), Look(name: .pixellate), Look(name: .sepia)], width: 64, height: 48)
+      [Look(name: .toon), Look(name: .pixellate), Look(name: .vignette), Look(name: .sepia)],
+      width: 64, height: 48)
     let graph = try FilterGraph(threads: 1)
     let source = try graph.addVideoSource(
       name: "in",

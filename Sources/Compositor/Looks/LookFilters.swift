@@ -138,6 +138,17 @@ package enum LookFilters {
       // t and smoothstep's t²(3 − 2t) once per expression (st/ld), not three times.
       let p =
         "st(0,clip((\(d)-\(f(start)))/\(f(end - start)),0,1));st(1,ld(0)*ld(0)*(3-2*ld(0)));"
+      if let size {
+        // The size known: the mix as an overlay of the colour whose alpha is the percent,
+        // computed once (a one-frame `color` source; overlay repeats its last frame), then
+        // per picture overlay's blend: (c·(255 − a) + C·a)/255 rounded, a = round(255·p) (at
+        // most a level from the formula).
+        let (main, mask) = ("\(label)m", "\(label)v")
+        return "null[\(main)];color=s=\(size.width)x\(size.height):r=1:d=1,format=gbrap,"
+          + "geq=r='\(color.red)':g='\(color.green)':b='\(color.blue)'"
+          + ":a='\(p)clip(round(255*ld(1)),0,255)'[\(mask)];"
+          + "[\(main)][\(mask)]overlay=format=gbrp:eof_action=repeat"
+      }
       func channel(_ name: String, _ value: UInt8) -> String {
         "\(name)='\(p)clip(round(\(name)(X,Y)+(\(value)-\(name)(X,Y))*ld(1)),0,255)'"
       }
