@@ -27,6 +27,9 @@ public struct CompositionPlan: Codable, Sendable, Equatable {
   /// What the plan leaves out, in words (a marker outside its clip's range, an audio track
   /// starting after the end, a source without audio used as an audio track).
   public var warnings: [String]
+  /// The looks on the whole picture (the document's `filters`), in order, every parameter set
+  /// (defaults filled in); absent when there are none.
+  public var looks: [Look]?
 
   /// The rules every plan follows.
   public static let rules = [
@@ -124,6 +127,9 @@ public struct PlannedSegment: Codable, Sendable, Equatable {
   /// Its audio: the clip's gain over time; null when it contributes silence (no audio stream,
   /// a still, a sequence, a gap).
   @NullEncoded public var audio: SegmentAudio?
+  /// The clip's looks (its `filters`), in order, every parameter set (defaults filled in);
+  /// absent when there are none.
+  public var looks: [Look]?
 }
 
 /// How a picture is turned upright and placed in the render.

@@ -142,7 +142,8 @@ public struct CompositionResolver: Sendable {
           index: index, kind: clip.kind, source: source, path: source.map(path(of:)),
           sourceRange: TimeRange(start: clip.from.time, end: clip.to.time),
           compositionRange: TimeRange(start: start.time, end: end.time),
-          frameRate: clip.frameRate, transform: transform, audio: audio))
+          frameRate: clip.frameRate, transform: transform, audio: audio,
+          looks: Self.resolvedLooks(document.clips[index].filters)))
     }
 
     // 5. The markers.
@@ -184,7 +185,14 @@ public struct CompositionResolver: Sendable {
     return CompositionPlan(
       schemaVersion: 1, duration: total.time, render: render, segments: segments,
       transitions: transitions, audio: audio, markers: markers, rules: CompositionPlan.rules,
-      warnings: warnings)
+      warnings: warnings, looks: Self.resolvedLooks(document.filters))
+  }
+
+  /// Looks with their defaults filled in; nil for none (so a plan without looks is written as
+  /// before they existed).
+  static func resolvedLooks(_ looks: [Look]?) -> [Look]? {
+    guard let looks, !looks.isEmpty else { return nil }
+    return looks.map { $0.resolved() }
   }
 
   // MARK: - Clips

@@ -33,11 +33,15 @@ public struct CompositionDocument: Codable, Sendable, Equatable {
   public var clips: [Clip]
   /// The audio tracks under the clips (music beds, voice-over); nil or empty: none.
   public var audio: [AudioTrack]?
+  /// Looks applied, in order, to the whole rendered picture (after the clips' own looks,
+  /// transitions included); nil or empty: none.
+  public var filters: [Look]?
 
   /// A document.
   public init(
     version: Int = CompositionDocument.currentVersion, size: FrameSize? = nil, fit: Fit? = nil,
-    fps: ExactNumber? = nil, background: Color? = nil, clips: [Clip], audio: [AudioTrack]? = nil
+    fps: ExactNumber? = nil, background: Color? = nil, clips: [Clip], audio: [AudioTrack]? = nil,
+    filters: [Look]? = nil
   ) {
     self.version = version
     self.size = size
@@ -46,10 +50,11 @@ public struct CompositionDocument: Codable, Sendable, Equatable {
     self.background = background
     self.clips = clips
     self.audio = audio
+    self.filters = filters
   }
 
   enum CodingKeys: String, DocumentKeys {
-    case version, size, fit, fps, background, clips, audio
+    case version, size, fit, fps, background, clips, audio, filters
   }
 }
 
@@ -75,12 +80,15 @@ public struct Clip: Codable, Sendable, Equatable {
   public var transition: Transition?
   /// Events on the clip, at times of its source.
   public var markers: [Marker]?
+  /// Looks applied, in order, to the clip's picture once it is upright and placed in the render
+  /// (before transitions); nil or empty: none.
+  public var filters: [Look]?
 
   /// A clip.
   public init(
     source: String?, from: ExactNumber? = nil, to: ExactNumber? = nil,
     duration: ExactNumber? = nil, fps: ExactNumber? = nil, volume: ExactNumber? = nil,
-    transition: Transition? = nil, markers: [Marker]? = nil
+    transition: Transition? = nil, markers: [Marker]? = nil, filters: [Look]? = nil
   ) {
     self.source = source
     self.from = from
@@ -90,10 +98,11 @@ public struct Clip: Codable, Sendable, Equatable {
     self.volume = volume
     self.transition = transition
     self.markers = markers
+    self.filters = filters
   }
 
   enum CodingKeys: String, DocumentKeys {
-    case source, from, to, duration, fps, volume, transition, markers
+    case source, from, to, duration, fps, volume, transition, markers, filters
   }
 }
 
@@ -405,7 +414,8 @@ extension CompositionDocument {
   /// Checks what the types alone cannot: the version, at least one clip, no transition into the
   /// first clip, positive durations and rates, gains and times not negative, a gap (a clip
   /// without a source) with a duration and nothing a gap cannot have, an audio track's ramps in
-  /// order and not overlapping each other. What needs the sources (a still needs a duration,
+  /// order and not overlapping each other, every look known, renderable and within its
+  /// parameters' ranges (`Look.validate(path:)`). What needs the sources (a still needs a duration,
   /// `to` within the source, transitions shorter than their clips) is checked at resolution.
   ///
   /// - Throws: `CompositionError.invalidComposition` naming the path.
@@ -448,6 +458,9 @@ extension CompositionDocument {
       for (number, marker) in (clip.markers ?? []).enumerated() where marker.at < .zero {
         throw fail("\(path).markers[\(number)].at", "\(marker.at) s is negative")
       }
+      for (number, look) in (clip.filters ?? []).enumerated() {
+        try look.validate(path: "\(path).filters[\(number)]")
+      }
       if clip.source == nil {
         guard clip.duration != nil else {
           throw fail("\(path)", "a clip without a source (a gap) needs a duration")
@@ -461,6 +474,9 @@ extension CompositionDocument {
       } else if clip.source?.isEmpty == true {
         throw fail("\(path).source", "an empty path")
       }
+    }
+    for (number, look) in (filters ?? []).enumerated() {
+      try look.validate(path: "filters[\(number)]")
     }
     for (index, track) in (audio ?? []).enumerated() {
       let path = "audio[\(index)]"

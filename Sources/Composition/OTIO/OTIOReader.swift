@@ -157,9 +157,11 @@ struct MediatoolsClipMetadata: Decodable {
   var size: FrameSize?
   var fit: Fit?
   var background: Color?
+  var filters: [Look]?
 
   enum CodingKeys: String, DocumentKeys {
     case kind, volume, duration, fps, type, loop, fadeIn, fadeOut, ramps, size, fit, background
+    case filters
   }
 }
 
@@ -181,6 +183,8 @@ private struct Reader {
     /// Handles borrowed by transitions: before `from` and after `to`.
     var head: ExactNumber = .zero
     var tail: ExactNumber = .zero
+    /// The clip's or gap's looks (`metadata.mediatools.filters`).
+    var looks: [Look]?
     var transitionIn: (type: TransitionType, duration: ExactNumber)?
     var transitionOut: ExactNumber?
   }
@@ -240,7 +244,8 @@ private struct Reader {
     }
     return CompositionDocument(
       size: settings?.size, fit: settings?.fit, fps: settings?.fps,
-      background: settings?.background, clips: clips, audio: audio.isEmpty ? nil : audio)
+      background: settings?.background, clips: clips, audio: audio.isEmpty ? nil : audio,
+      filters: settings?.filters)
   }
 
   /// Effects, markers on a container, a trimmed container: errors.
@@ -389,7 +394,11 @@ private struct Reader {
         markers.append(Marker(at: at, name: try marker.optional("name")?.string() ?? ""))
       }
     }
-    return Item(kind: kind, node: node, from: from, to: to, start: start, markers: markers)
+    var item = Item(kind: kind, node: node, from: from, to: to, start: start, markers: markers)
+    if let meta = try node.optional("metadata"), let ours = try meta.optional("mediatools") {
+      item.looks = try ours.decode(MediatoolsClipMetadata.self).filters
+    }
+    return item
   }
 
   func mediaReference(_ clip: Node) throws(CompositionError) -> Node {
@@ -488,7 +497,7 @@ private struct Reader {
       }
       return Clip(
         source: nil, duration: length, transition: transition,
-        markers: shifted.isEmpty ? nil : shifted)
+        markers: shifted.isEmpty ? nil : shifted, filters: item.looks)
     case .clip(let source, let metadata):
       let isStill =
         metadata?.kind == "still"
@@ -497,12 +506,12 @@ private struct Reader {
         let length = try exact(to.subtracting(from), item.node.location)
         return Clip(
           source: source, duration: length, volume: nil, transition: transition,
-          markers: markers)
+          markers: markers, filters: item.looks)
       }
       return Clip(
         source: source, from: from, to: to,
         fps: metadata?.fps, volume: metadata == nil ? .zero : metadata?.volume,
-        transition: transition, markers: markers)
+        transition: transition, markers: markers, filters: item.looks)
     }
   }
 

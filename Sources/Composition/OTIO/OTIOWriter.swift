@@ -243,20 +243,23 @@ private struct Writer {
       }
       let length = to.subtracting(from) ?? .zero
       let range = timeRange(start: from, duration: length)
+      // Looks have no OTIO form (its effects are by name only): kept in our metadata.
+      let looks: [(String, OrderedJSON)] =
+        clip.filters.map { $0.isEmpty ? [] : [("filters", json($0))] } ?? []
       switch segment.kind {
       case .gap:
         video.append(
           item(
-            schema: "Gap.1", name: "", metadata: .object([]), range: range,
+            schema: "Gap.1", name: "", metadata: metadata(looks), range: range,
             markers: clip.markers ?? [], reference: nil))
       case .still:
         video.append(
           item(
             schema: "Clip.2", name: fileName(segment.source ?? ""),
-            metadata: metadata([("kind", .string("still"))]), range: range,
+            metadata: metadata([("kind", .string("still"))] + looks), range: range,
             markers: clip.markers ?? [], reference: externalReference(segment.source ?? "")))
       case .video, .sequence:
-        var members: [(String, OrderedJSON)] = []
+        var members: [(String, OrderedJSON)] = looks
         if let volume = clip.volume { members.append(("volume", json(volume))) }
         if let fps = clip.fps { members.append(("fps", json(fps))) }
         if segment.kind == .sequence { members.append(("kind", .string("sequence"))) }
@@ -304,6 +307,9 @@ private struct Writer {
     if let fps = document.fps { settings.append(("fps", json(fps))) }
     if let background = document.background {
       settings.append(("background", .string(background.description)))
+    }
+    if let filters = document.filters, !filters.isEmpty {
+      settings.append(("filters", json(filters)))
     }
     return .object([
       ("OTIO_SCHEMA", .string("Timeline.1")), ("metadata", metadata(settings)),
