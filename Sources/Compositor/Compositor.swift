@@ -272,6 +272,8 @@ struct Renderer {
   let audio: CompositionAudio
   /// The levels of the mix as it is encoded, in the audio self-check's windows (nil: no check).
   var levels: AudioLevelRecorder?
+  /// The composition's own looks on every finished picture (nil: none).
+  let looks: LookStage?
   let background: Frame
   let frameCount: Int64
   private(set) var samples: Int64 = 0
@@ -343,6 +345,11 @@ struct Renderer {
         windows: windows, length: length, channelCount: settings.channels)
     }
     background = try canvas.backgroundPicture()
+    if let list = plan.looks, !list.isEmpty {
+      looks = try LookStage(looks: list, canvas: canvas)
+    } else {
+      looks = nil
+    }
   }
 
   /// The markers as chapters: each from its time to the next marker's (the last to the end),
@@ -420,7 +427,7 @@ struct Renderer {
       }
       open.removeAll { $0.segment.compositionRange.end <= middle }
       maxOpen = max(maxOpen, open.filter { $0.segment.kind != .gap }.count)
-      let picture: Frame
+      var picture: Frame
       switch open.count {
       case 0:
         picture = background
@@ -442,6 +449,7 @@ struct Renderer {
           picture = pb
         }
       }
+      if let looks { picture = try looks.apply(picture) }
       picture.pts = index
       let encodeStart = MonotonicClock.seconds()
       try encodeVideo(picture, packet: packet, stopReason: stopReason)

@@ -120,6 +120,9 @@ enum VideoCheck {
       }
     }
     let background = try canvas.backgroundPicture()
+    // The composition's looks apply to the reference pictures as they did to the output's.
+    var looks: LookStage?
+    if let list = plan.looks, !list.isEmpty { looks = try LookStage(looks: list, canvas: canvas) }
     var measured: [Int64: Double] = [:]
     for target in targets {
       guard let frame = target.frame, !wanted.isEmpty else { continue }
@@ -130,7 +133,8 @@ enum VideoCheck {
       let reference = SegmentPictures(
         segment: target.segment, canvas: canvas, decoderThreads: decoderThreads,
         background: background)
-      let expected = try reference.picture(at: time)
+      var expected = try reference.picture(at: time)
+      if let looks { expected = try looks.apply(expected) }
       reference.close()
       measured[frame] = psnr(planes(picture.frame), planes(expected))
     }

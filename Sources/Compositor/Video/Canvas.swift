@@ -93,6 +93,8 @@ struct Canvas {
 final class PictureTransformer {
   private let canvas: Canvas
   private let transform: SegmentTransform
+  /// The clip's looks, applied after placing (`LookFilters.chain`, on the canvas's matrix).
+  private let looks: [Look]
   private var graph: FilterGraph?
   private var source: FilterGraph.Source?
   private var sink: FilterGraph.Sink?
@@ -100,9 +102,10 @@ final class PictureTransformer {
   private var tags = ColorTags.unspecified
   private let timeBase = Rational(1, 1_000_000)!
 
-  init(canvas: Canvas, transform: SegmentTransform) {
+  init(canvas: Canvas, transform: SegmentTransform, looks: [Look] = []) {
     self.canvas = canvas
     self.transform = transform
+    self.looks = looks
   }
 
   /// `picture` on the canvas (a new frame; `picture` is left as it was).
@@ -144,7 +147,8 @@ final class PictureTransformer {
   /// True when the graph would change nothing: no turn, the picture fills the canvas at its
   /// own size with square pixels, in 4:2:0 limited range, in the output's matrix.
   private func isIdentity(_ picture: Frame, format: PixelFormat, tags: ColorTags) -> Bool {
-    transform.rotation == 0 && !transform.mirrored && transform.x == 0 && transform.y == 0
+    looks.isEmpty && transform.rotation == 0 && !transform.mirrored && transform.x == 0
+      && transform.y == 0
       && transform.width == picture.width && transform.height == picture.height
       && transform.width == canvas.width && transform.height == canvas.height
       && format == .yuv420p && tags.range != .full
@@ -155,7 +159,8 @@ final class PictureTransformer {
   private func build(width: Int, height: Int, format: PixelFormat, tags: ColorTags)
     throws(CompositorError)
   {
-    let description = canvas.transformFilter(transform, tags: tags, format: format)
+    var description = canvas.transformFilter(transform, tags: tags, format: format)
+    if !looks.isEmpty { description += "," + (try canvas.lookChain(looks)) }
     do {
       let graph = try FilterGraph(threads: canvas.filterThreads)
       source = try graph.addVideoSource(
@@ -171,5 +176,62 @@ final class PictureTransformer {
     }
     input = (width, height, format)
     self.tags = tags
+  }
+}
+
+extension Canvas {
+  /// The libavfilter chain of `looks` on this canvas's pictures (its matrix, limited range, its
+  /// size), from 4:2:0 to 4:2:0.
+  func lookChain(_ looks: [Look]) throws(CompositorError) -> String {
+    do {
+      return try LookFilters.chain(
+        looks, matrix: colors.matrix, fullRange: false, width: width, height: height)
+    } catch {
+      throw .render(.invalidSettings(error.description))
+    }
+  }
+}
+
+/// The composition's looks (the document's top-level `filters`) on each finished picture of the
+/// canvas, before it is encoded: one graph, one picture in and one out.
+final class LookStage {
+  private let graph: FilterGraph
+  private let source: FilterGraph.Source
+  private let sink: FilterGraph.Sink
+
+  /// A stage for `looks` on `canvas`'s pictures.
+  init(looks: [Look], canvas: Canvas) throws(CompositorError) {
+    let description = try canvas.lookChain(looks)
+    do {
+      graph = try FilterGraph(threads: canvas.filterThreads)
+      source = try graph.addVideoSource(
+        name: "in",
+        VideoParameters(
+          width: canvas.width, height: canvas.height, pixelFormat: .yuv420p,
+          timeBase: Rational(1, 1_000_000)!, sampleAspectRatio: Rational(1, 1)!,
+          frameRate: canvas.frameRate))
+      sink = try graph.addVideoSink(name: "out", pixelFormats: [.yuv420p])
+      try graph.configure(description)
+    } catch {
+      throw .render(.filter("cannot build the looks \(description)", error))
+    }
+  }
+
+  /// `picture` with the looks applied (a new frame; `picture` is left as it was).
+  func apply(_ picture: Frame) throws(CompositorError) -> Frame {
+    let output = Frame()
+    do throws(FFmpegError) {
+      let saved = picture.pts
+      picture.pts = 0
+      defer { picture.pts = saved }
+      try graph.push(picture, to: source)
+      guard try graph.pull(from: sink, into: output) == .frame else {
+        throw FFmpegError(code: -11, message: "the looks gave no picture")
+      }
+    } catch {
+      throw .render(.filter("cannot apply the composition's looks", error))
+    }
+    output.color = picture.color
+    return output
   }
 }

@@ -231,6 +231,8 @@ final class SegmentPictures {
   private var sequenceIndex = -1
   private var sequencePicture: SourcePicture?
   private var placed: (key: Int64, frame: Frame)?
+  /// A gap's background with its looks (made once).
+  private var gapPicture: Frame?
   /// Which source picture was placed last (for the self-check's reference): the source time
   /// asked.
   private(set) var lastSourceTime: MediaTime?
@@ -244,7 +246,8 @@ final class SegmentPictures {
     self.decoderThreads = decoderThreads
     self.background = background
     if let transform = segment.transform {
-      transformer = PictureTransformer(canvas: canvas, transform: transform)
+      transformer = PictureTransformer(
+        canvas: canvas, transform: transform, looks: segment.looks ?? [])
     }
   }
 
@@ -267,7 +270,12 @@ final class SegmentPictures {
     let picture: SourcePicture
     switch segment.kind {
     case .gap:
-      return background
+      // A gap shows the background, with the gap's looks when it has any.
+      guard let looks = segment.looks, !looks.isEmpty else { return background }
+      if gapPicture == nil {
+        gapPicture = try LookStage(looks: looks, canvas: canvas).apply(background)
+      }
+      return gapPicture!
     case .still:
       if still == nil { still = try decodeImage(path) }
       picture = still!
