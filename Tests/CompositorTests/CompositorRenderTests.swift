@@ -289,8 +289,10 @@ import Testing
     #expect(zip(last, white).allSatisfy { abs($0 - $1) <= 3 }, "\(last) vs \(white)")
   }
 
-  /// 500 clips (trims of one file): at most the clips on screen hold a file open; the process's
-  /// descriptors stay bounded while rendering, and the length is exact.
+  /// 500 clips (trims of one file): at most the clips on screen hold a file open, and the length
+  /// is exact. The descriptors are counted in a process of their own (`mediamerge --composition`,
+  /// its /proc/PID/fd polled every 2 ms while it renders): this test process's count moves with
+  /// the other suites running beside it.
   @Test func fiveHundredClipsWithBoundedDescriptors() throws {
     _ = Fixtures.solid("tiny.mp4", colour: "0x808080", size: "64x48", seconds: 1)
     var clips: [String] = []
@@ -301,17 +303,48 @@ import Testing
       clips.append(
         #"{"source": "tiny.mp4", "from": \#(from), "to": \#(from + 0.12)\#(transition)}"#)
     }
-    let plan = try plan(#"{"version": 1, "clips": [\#(clips.joined(separator: ","))]}"#)
-    func descriptors() -> Int {
-      (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+    let document = #"{"version": 1, "clips": [\#(clips.joined(separator: ","))]}"#
+    let plan = try plan(document)
+    let documentPath = Fixtures.directory + "/many.json"
+    let reportPath = Fixtures.directory + "/many-report.json"
+    try Data(document.utf8).write(to: URL(fileURLWithPath: documentPath))
+    let runner = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    let tool = try #require(
+      [
+        runner, runner.deletingLastPathComponent(),
+        packageRoot.appendingPathComponent(".build/debug"),
+      ]
+      .map { $0.appendingPathComponent("mediamerge").path }
+      .first { FileManager.default.isExecutableFile(atPath: $0) })
+    FileManager.default.createFile(atPath: reportPath, contents: nil)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: tool)
+    process.arguments = [
+      "--composition", documentPath, "-o", Fixtures.directory + "/many.mp4", "--force", "-q",
+    ]
+    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: reportPath))
+    try process.run()
+    var most = 0
+    while process.isRunning {
+      let open =
+        (try? FileManager.default.contentsOfDirectory(
+          atPath: "/proc/\(process.processIdentifier)/fd"
+        ).count) ?? 0
+      most = max(most, open)
+      usleep(2_000)
     }
-    let before = descriptors()
-    var most = before
-    let (_, report) = try render(plan, "many.mp4") { _ in most = max(most, descriptors()) }
-    #expect(report.maxOpenSources <= 2)
-    #expect(most - before <= 8, "\(before) descriptors before, \(most) at most while rendering")
-    #expect(report.check?.passed == true)
-    #expect(report.frames == plan.duration.units(atRate: plan.render.frameRate))
+    #expect(process.terminationStatus == 0)
+    // Measured: 8 at most (standard streams, the output, two sources in a transition, libraries).
+    #expect(most > 0 && most <= 16, "\(most) descriptors open at most while rendering 500 clips")
+    let report = try #require(
+      try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: reportPath)))
+        as? [String: Any])
+    let render = try #require(report["render"] as? [String: Any])
+    #expect((render["max_open_sources"] as? Int ?? 99) <= 2)
+    #expect((render["check"] as? [String: Any])?["passed"] as? Bool == true)
+    #expect(
+      (render["frames"] as? Int).map(Int64.init)
+        == plan.duration.units(atRate: plan.render.frameRate))
   }
 
   /// Looks in the render: a clip's `invert`, then the composition's `brightness` 0.1 on every
