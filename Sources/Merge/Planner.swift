@@ -165,6 +165,13 @@ public struct MergePlanner: Sendable {
             + "(at least \(fixed(leastBytesPerSecond, places: 0)) byte a second)")
       }
     }
+    // The render runs on the compositor's frame grid, which takes rates up to 1000 fps (a
+    // composition document's limit); a damaged clip's header can claim more.
+    if let rate = plan.render.frameRate, rate.value > 1000 {
+      reasons.append(
+        "the render's frame rate, the fastest clip's, is \(fixed(rate.value, places: 3)) fps: "
+          + "more than the 1000 fps a render takes")
+    }
     let expected = plan.expected
     let frames = plan.method == .encode ? plan.clips.compactMap(\.frames).reduce(0, +) : 0
     let aacFrames = (plan.clips.compactMap(\.samples).reduce(0, +) + 1023) / 1024

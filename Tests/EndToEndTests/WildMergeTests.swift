@@ -198,6 +198,27 @@ import Testing
     #expect(value(try plan.json(), "error", "code") as? String == "implausible_plan")
   }
 
+  /// A clip whose stream says 1200 fps (made so by construction: ffmpeg's `-r 1200`): the render
+  /// would run on a 1200 fps grid, past the 1000 fps a render takes, so the plan is refused as
+  /// `implausible_plan` naming the rate (before: `invalid_composition`, about a document the user
+  /// never wrote; the fuzzing's mutant m00247 claimed 1024 fps).
+  @Test func aFrameRatePastTheRendersLimitIsRefused() throws {
+    let directory = try TemporaryDirectory()
+    let clip = directory.path("fast.mp4")
+    let made = try run(
+      "ffmpeg",
+      [
+        "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=1200", "-t",
+        "0.05", "-c:v", "libx264", "-preset", "ultrafast", clip,
+      ])
+    #expect(made.status == 0, "\(made.stderr)")
+    let plan = try run("mediamerge", ["--plan", clip, "-o", directory.path("m.mp4")])
+    #expect(plan.status == 1)
+    let error = value(try plan.json(), "error") as? [String: Any]
+    #expect(error?["code"] as? String == "implausible_plan")
+    #expect((error?["message"] as? String ?? "").contains("1200.000 fps"), "\(error ?? [:])")
+  }
+
   /// `--timeout` covers the whole merge: a limit that passes during the work stops it with code
   /// `timeout`, and nothing is left.
   @Test func timeoutCoversTheRender() throws {
