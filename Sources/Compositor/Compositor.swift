@@ -14,9 +14,13 @@ public struct CompositorSettings: Sendable, Equatable {
   public var profile: String = "high"
   /// The H.264 level to write (`3.1`), when a platform caps it; nil: x264's own choice.
   public var level: String?
-  /// A video bit rate in bits per second instead of `crf` (a platform's rate), with the VBV
-  /// buffer of one second at that rate, as the platform recipes state it.
+  /// A video bit rate in bits per second instead of `crf` (a platform's rate).
   public var videoBitRate: Int?
+  /// With `videoBitRate`: the peak rate (bits per second) of the rate control (VBV); nil: the
+  /// bit rate itself.
+  public var videoMaxRate: Int?
+  /// With `videoBitRate`: the rate control's buffer (VBV) in bits; nil: one second of the rate.
+  public var videoBufferSize: Int?
   /// The AAC bit rate in bits per second.
   public var audioBitRate: Int = 160_000
   /// The audio sample rate.
@@ -306,7 +310,8 @@ struct Renderer {
       encoder: "libx264", width: render.width, height: render.height,
       frameRate: render.frameRate, color: canvas.colors.output,
       rateControl: settings.videoBitRate.map {
-        .bitRate($0, maxRate: $0, bufferSize: $0)
+        .bitRate(
+          $0, maxRate: settings.videoMaxRate ?? $0, bufferSize: settings.videoBufferSize ?? $0)
       } ?? .constantQuality(settings.crf), preset: settings.preset,
       profile: settings.profile, level: settings.level, threads: settings.threads)
     let audioSettings = EncoderSettings.Audio(

@@ -130,9 +130,9 @@ extension MergePlanner {
       if let preset = video.preset { arguments += ["-preset", preset] }
       if let crf = video.crf { arguments += ["-crf", "\(crf)"] }
       arguments += Array(encoder.ffmpegArguments.dropFirst(2))
-      if let bitRate = video.bitRate {
+      if let bitRate = video.bitRate, let limits = video.rateLimits {
         arguments += [
-          "-b:v", "\(bitRate)", "-maxrate", "\(bitRate * 5 / 4)", "-bufsize", "\(bitRate * 2)",
+          "-b:v", "\(bitRate)", "-maxrate", "\(limits.maxRate)", "-bufsize", "\(limits.bufferSize)",
         ]
       }
     } else {

@@ -83,6 +83,8 @@ public struct MergeExecutor: Sendable {
     if let preset = plan.video.preset { settings.preset = preset }
     if let crf = plan.video.crf { settings.crf = Double(crf) }
     settings.videoBitRate = plan.video.bitRate
+    settings.videoMaxRate = plan.video.rateLimits?.maxRate
+    settings.videoBufferSize = plan.video.rateLimits?.bufferSize
     if let audio = plan.audio {
       settings.sampleRate = audio.sampleRate
       settings.channels = min(2, max(1, audio.channels))

@@ -220,6 +220,12 @@ public struct VideoEncoding: Codable, Sendable, Equatable {
   @NullEncoded public var crf: Int?
   /// The video bit rate to aim for (a platform's limit), in bits per second.
   @NullEncoded public var bitRate: Int?
+
+  /// The rate-control buffer around `bitRate` (bits per second and bits): a peak of 5/4 of the
+  /// rate over a buffer of two seconds of it. The render and the printed command both use it.
+  public var rateLimits: (maxRate: Int, bufferSize: Int)? {
+    bitRate.map { ($0 * 5 / 4, $0 * 2) }
+  }
   /// The sample entry the output is tagged with (`avc1`, `hvc1`), when one is asked for.
   @NullEncoded public var tag: String?
 }
