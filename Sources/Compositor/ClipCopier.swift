@@ -122,20 +122,7 @@ public enum ClipCopier {
         guard let block = try mixer.next(maxSamples: frameSize),
           let count = block.channels.first?.count, count > 0
         else { return }
-        let frame: Frame
-        do {
-          frame = try Frame.audio(
-            sampleCount: count, format: .fltp,
-            layout: settings.channels == 1 ? .mono : .stereo, sampleRate: settings.sampleRate)
-        } catch {
-          throw .render(.encoder("aac", error))
-        }
-        for (channel, values) in block.channels.enumerated() {
-          frame.withSamples(channel: channel) { bytes in
-            values.withUnsafeBytes { bytes.copyMemory(from: $0) }
-          }
-        }
-        frame.pts = block.start
+        let frame = try block.frame(sampleRate: settings.sampleRate)
         report.samples = block.start + Int64(count)
         try encodeFrame(frame)
       }

@@ -501,20 +501,7 @@ struct Renderer {
       let count = block.channels.first?.count ?? 0
       guard count > 0 else { return }
       levels?.record(block)
-      let frame: Frame
-      do {
-        frame = try Frame.audio(
-          sampleCount: count, format: .fltp,
-          layout: settings.channels == 1 ? .mono : .stereo, sampleRate: settings.sampleRate)
-      } catch {
-        throw .render(.encoder("aac", error))
-      }
-      for (channel, values) in block.channels.enumerated() {
-        frame.withSamples(channel: channel) { bytes in
-          values.withUnsafeBytes { bytes.copyMemory(from: $0) }
-        }
-      }
-      frame.pts = block.start
+      let frame = try block.frame(sampleRate: settings.sampleRate)
       samples = block.start + Int64(count)
       let encoder = audioEncoder
       try encoder.encode(

@@ -77,15 +77,9 @@ extension MediaMergeCommand {
 
   /// `--composition` and `--print-composition`: read (or make) the document, resolve it against
   /// its sources (every input error with its code before anything is written), then print the
-  /// plan, print the document, or render, check and commit.
+  /// plan, print the document, or render, check and commit. (`run` has installed the signal
+  /// handlers and the process settings.)
   func runComposition() throws {
-    installInterruptHandlers {
-      TemporaryFiles.removeAll()
-      Console.error("mediamerge", "interrupted: nothing was written [interrupted]")
-    }
-    ignoreBrokenPipe()
-    tuneMemoryAllocator()
-    diagnostics.ffmpegLogLevel.apply()
     let loaded: LoadedComposition
     do {
       if let composition {

@@ -236,10 +236,6 @@ struct MediaMergeCommand: ParsableCommand {
     // --timeout counts from here: probing, planning, rendering and checking all fall within it.
     let deadline = timeout.map { MergeExecutor.clock() + $0 }
     try checkArguments()
-    if composition != nil || printComposition {
-      try runComposition()
-      return
-    }
     installInterruptHandlers {
       TemporaryFiles.removeAll()
       Console.error("mediamerge", "interrupted: nothing was written [interrupted]")
@@ -247,6 +243,10 @@ struct MediaMergeCommand: ParsableCommand {
     ignoreBrokenPipe()
     tuneMemoryAllocator()
     diagnostics.ffmpegLogLevel.apply()
+    if composition != nil || printComposition {
+      try runComposition()
+      return
+    }
 
     var paths: [String] = []
     let list = try input.inputs(arguments: clips)

@@ -17,6 +17,26 @@ package struct AudioBlock: Sendable, Equatable {
     self.start = start
     self.channels = channels
   }
+
+  /// The block as a planar float frame for the AAC encoder (its `pts` the block's first sample),
+  /// mono or stereo at `sampleRate`.
+  func frame(sampleRate: Int) throws(CompositorError) -> Frame {
+    let frame: Frame
+    do {
+      frame = try Frame.audio(
+        sampleCount: channels.first?.count ?? 0, format: .fltp,
+        layout: channels.count == 1 ? .mono : .stereo, sampleRate: sampleRate)
+    } catch {
+      throw .render(.encoder("aac", error))
+    }
+    for (channel, values) in channels.enumerated() {
+      frame.withSamples(channel: channel) { bytes in
+        values.withUnsafeBytes { bytes.copyMemory(from: $0) }
+      }
+    }
+    frame.pts = start
+    return frame
+  }
 }
 
 /// The composition's audio, rendered from its plan: every segment's clip audio and every audio
