@@ -190,7 +190,7 @@ public enum Compositor {
     if settings.check {
       let check = try VideoCheck.run(
         plan: plan, output: output, canvas: renderer.canvas, frames: renderer.frameCount,
-        damaged: renderer.damagedSegments,
+        references: renderer.references, damaged: renderer.damagedSegments,
         decoderThreads: settings.threads, stopReason: stopReason)
       var checked = check
       let audioStarted = MonotonicClock.seconds()
@@ -276,6 +276,8 @@ struct Renderer {
   let audio: CompositionAudio
   /// The levels of the mix as it is encoded, in the audio self-check's windows (nil: no check).
   var levels: AudioLevelRecorder?
+  /// The video self-check's reference pictures, put aside as they are encoded (nil: no check).
+  let references: CheckReferences?
   /// The composition's own looks on every finished picture (nil: none).
   let looks: LookStage?
   let background: Frame
@@ -348,6 +350,9 @@ struct Renderer {
         plan: plan, sampleRate: settings.sampleRate, channelCount: settings.channels)
       levels = AudioLevelRecorder(
         windows: windows, length: length, channelCount: settings.channels)
+      references = CheckReferences(plan: plan, frames: frameCount)
+    } else {
+      references = nil
     }
     background = try canvas.backgroundPicture()
     if let list = plan.looks, !list.isEmpty {
@@ -455,6 +460,7 @@ struct Renderer {
         }
       }
       if let looks { picture = try looks.apply(picture) }
+      references?.keep(picture, frame: index)
       picture.pts = index
       let encodeStart = MonotonicClock.seconds()
       try encodeVideo(picture, packet: packet, stopReason: stopReason)

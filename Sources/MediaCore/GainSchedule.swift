@@ -68,6 +68,15 @@ public struct GainSchedule: Sendable, Equatable {
 /// without normalisation by their number (`amix` with `normalize=0`); a sum past full scale is
 /// counted, one per sample of one channel.
 public enum MixSum {
+  /// The channel rule of every mix (a composition's audio, media2wav's `mix`): the channels a
+  /// source of `source` channels is decoded to for an output of `output` channels. A mono source
+  /// stays mono and is added to every output channel at its own level (as AVFoundation plays a
+  /// mono track on both sides; not libswresample's −3 dB upmix); any other source is converted
+  /// to the output's layout (libswresample's default matrix: stereo to mono is (L + R) / 2).
+  public static func decodedChannels(source: Int, output: Int) -> Int {
+    source == 1 ? 1 : output
+  }
+
   /// True when `sample` lies outside [-1, 1]: it would clip when written as integers.
   @inline(__always)
   public static func isClipped(_ sample: Float) -> Bool { abs(sample) > 1 }

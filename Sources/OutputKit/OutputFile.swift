@@ -376,7 +376,7 @@ public enum TemporaryFiles {
 
 // Linux's O_TMPFILE and AT_EMPTY_PATH need _GNU_SOURCE, which Swift's Glibc module does not set.
 // The values are the generic ones (x86-64, arm64, riscv64): __O_TMPFILE | O_DIRECTORY, and 0x1000.
-private let O_TMPFILE: Int32 = 0o20_000_000 | O_DIRECTORY
+let O_TMPFILE: Int32 = 0o20_000_000 | O_DIRECTORY
 private let AT_EMPTY_PATH: Int32 = 0x1000
 
 /// The process's umask, read once (reading it means setting it, which is not thread-safe).

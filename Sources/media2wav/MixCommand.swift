@@ -44,7 +44,9 @@ struct MixCommand: ParsableCommand {
       THE SUM: every input is decoded, resampled and remixed to the output's rate and layout \
       (the first input's unless --rate or --channels) with libswresample, multiplied by its \
       volume, and added in input order in 32-bit float: no normalisation (amix with \
-      normalize=0). Samples past full scale are counted (clipped_samples and the time of the \
+      normalize=0). A mono input plays in every output channel at its own level, as a mono \
+      track plays on both sides in AVFoundation and in mediamerge's compositions (not \
+      libswresample's -3 dB upmix). Samples past full scale are counted (clipped_samples and the time of the \
       first in --json); --limit bends them with a soft limiter instead (unchanged below -1 dBFS, \
       a tanh curve above it that approaches full scale and never passes it).
 

@@ -462,6 +462,61 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: path))  // never committed
   }
 
+  /// The pictures the render puts aside for the check are what it compares with: every
+  /// segment of a render is compared (none decoded afresh), and a reference that is not the
+  /// written picture (a blue picture put aside for the red clip's middle frame) fails the check.
+  @Test func theCheckComparesWithThePicturesTheRenderPutAside() throws {
+    _ = (Fixtures.red, Fixtures.blue)
+    let red = try plan(
+      #"{"version": 1, "fps": 25, "clips": [{"source": "red.mp4"}, {"source": "blue.mp4"}]}"#)
+    let path = Fixtures.output("aside.mp4")
+    let output = try OutputFile(.file(path: path, overwrite: false), sync: false)
+    let report = try Compositor.render(red, into: output, name: path)
+    #expect(report.check?.passed == true)
+    #expect(report.check?.segments.map { $0.psnr != nil } == [true, true])
+    let references = CheckReferences(plan: red, frames: report.frames)
+    #expect(references.targets.map(\.frame) == [25, 75])  // the middles of 0-2 s and 2-4 s
+    let bluePlan = try plan(
+      ##"{"version": 1, "fps": 25, "size": "\##(red.render.width)x\##(red.render.height)", "##
+        + ##""background": "#0000ff", "clips": [{"duration": 1}]}"##)
+    var unchecked = CompositorSettings()
+    unchecked.check = false
+    let blue = try Renderer(
+      plan: bluePlan,
+      output: try OutputFile(.file(path: path + ".x", overwrite: false), sync: false),
+      name: path, settings: unchecked, shouldStop: { false })
+    references.keep(blue.background, frame: 25)
+    #expect(references.hasPicture(frame: 25) && !references.hasPicture(frame: 75))
+    let renderer = try Renderer(
+      plan: red, output: try OutputFile(.file(path: path + ".y", overwrite: false), sync: false),
+      name: path, settings: unchecked, shouldStop: { false })
+    let check = try VideoCheck.run(
+      plan: red, output: output, canvas: renderer.canvas, frames: report.frames,
+      references: references, decoderThreads: 1, stopReason: { nil })
+    #expect(!check.passed)
+    #expect((check.segments.first?.psnr ?? 100) < 30)  // against the blue picture put aside
+    #expect((check.segments.last?.psnr ?? 0) >= 30)  // decoded afresh: the blue clip
+  }
+
+  /// The scratch file the references go to: what is appended reads back at its offset, it has
+  /// no name in its directory, and a directory that cannot hold one gives none (the check then
+  /// decodes its references afresh).
+  @Test func scratchFilesReadBackAndLeaveNoName() throws {
+    let directory = Fixtures.output("scratch-dir")
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let scratch = try #require(ScratchFile(directory: directory))
+    let first = [UInt8](repeating: 7, count: 1000)
+    let second = (0..<5000).map { UInt8($0 % 251) }
+    let a = first.withUnsafeBytes { scratch.append($0) }
+    let b = second.withUnsafeBytes { scratch.append($0) }
+    #expect(a == 0 && b == 1000 && scratch.size == 6000)
+    var back = [UInt8](repeating: 0, count: 5000)
+    #expect(back.withUnsafeMutableBytes { scratch.read(at: 1000, into: $0) })
+    #expect(back == second)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
+    #expect(ScratchFile(directory: directory + "/missing") == nil)
+  }
+
   /// A render that cannot finish in time stops with `timeout` and leaves nothing.
   @Test func aTimeoutLeavesNothing() throws {
     let plan = try plan(#"{"version": 1, "clips": [{"source": "red.mp4"}]}"#)

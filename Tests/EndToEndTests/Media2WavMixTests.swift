@@ -80,7 +80,8 @@ import Testing
   }
 
   /// Against ffmpeg's amix with normalize=0 on real fixtures: AAC 48 kHz with an MP3 at 44.1 kHz
-  /// resampled, offset (adelay), at a volume; and a looped input (-stream_loop). The volume is
+  /// resampled, offset (adelay), at a volume; a looped input (-stream_loop); two mono inputs
+  /// mixed into stereo. The volume is
   /// applied after resampling in both (volume before aresample differs by up to 2.5e-5: the
   /// resampler's float arithmetic is not linear to the last bit).
   @Test func equalsAmixWithoutNormalisation() throws {
@@ -106,6 +107,16 @@ import Testing
         [
           "-i", a, "-stream_loop", "-1", "-i", short, "-filter_complex",
           "[1:a]aresample=48000,volume=0.5[b];[0:a][b]amix=inputs=2:normalize=0:duration=first",
+        ]
+      ),
+      // Two mono inputs into stereo: each plays in both channels at its own level (pan copies
+      // it), not at libswresample's -3 dB upmix.
+      (
+        ["--channels", "2", a, b, "--volume", "0.5"],
+        [
+          "-i", a, "-i", b, "-filter_complex",
+          "[0:a]pan=stereo|c0=c0|c1=c0[a];[1:a]aresample=48000,pan=stereo|c0=c0|c1=c0,"
+            + "volume=0.5[b];[a][b]amix=inputs=2:normalize=0:duration=first",
         ]
       ),
     ]

@@ -17,9 +17,15 @@ final class Lane {
   private let allowReferences: Bool
   private let inputFormat: String?
   private var source: AudioSource?
-  /// The format the first play decoded to.
+  /// The format the first play decoded to (with the output's channel count when a mono input
+  /// is copied into several channels).
   private(set) var format: PCMFormat?
+  /// The channels of the decoded samples in `buffer`.
   private var channels = 0
+  /// A mono input plays in every output channel at its own level (copied, as AVFoundation plays
+  /// a mono track on both sides, and as a composition's audio does): it is decoded as mono and
+  /// added to each of this many channels. Nil: decoded to the output's layout.
+  private var monoInto: Int?
 
   /// Decoded frames not mixed yet: frame `bufferStart` (on the timeline) is at `head`.
   private var buffer: [Float] = []
@@ -68,11 +74,27 @@ final class Lane {
 
   private func open() throws(MixError) {
     do throws(ExtractError) {
+      let file: InputFile
+      do {
+        file = try InputOpener.open(
+          input.path == "-" ? .standardInput : .file(input.path),
+          options: OpenOptions(allowReferences: allowReferences, inputFormat: inputFormat))
+      } catch {
+        throw .input(error)
+      }
+      let index = try input.stream.select(in: file)
+      var wanted = target
+      if let outputChannels = target.channels, outputChannels > 1,
+        MixSum.decodedChannels(source: Int(file.view(index).channelCount), output: outputChannels)
+          == 1
+      {
+        monoInto = outputChannels
+        wanted.channels = 1
+        wanted.channelMask = nil
+      }
       let opened = try AudioSource(
-        opening: input.path == "-" ? .standardInput : .file(input.path),
-        open: OpenOptions(allowReferences: allowReferences, inputFormat: inputFormat),
-        choice: input.stream,
-        start: input.start, duration: input.duration, target: target)
+        input: file, streamIndex: index, start: input.start, duration: input.duration,
+        target: wanted)
       opened.continuesAfterEnd = input.loop
       source = opened
       streamIndex = opened.stream.index
@@ -134,10 +156,7 @@ final class Lane {
       } catch {
         throw MixError(input: number, error: error)
       }
-      if format == nil, let decided = source.format {
-        format = decided
-        channels = decided.channels
-      }
+      if format == nil, let decided = source.format { decide(decided) }
       if more { continue }
       warnings += source.reportedWarnings
       if samplesPerPlay == nil { samplesPerPlay = framesThisPlay }
@@ -162,11 +181,19 @@ final class Lane {
     }
   }
 
-  private func append(_ bytes: ByteBuffer) {
-    if channels == 0, let decided = source?.format {
-      format = decided
-      channels = decided.channels
+  /// Takes the decoded format: the samples' channels, and the format the lane plays in.
+  private func decide(_ decoded: PCMFormat) {
+    channels = decoded.channels
+    format = decoded
+    if let monoInto {
+      format = PCMFormat(
+        encoding: decoded.encoding, channels: monoInto, sampleRate: decoded.sampleRate,
+        channelMask: target.channelMask ?? ChannelLayout(defaultFor: Int32(monoInto)).mask)
     }
+  }
+
+  private func append(_ bytes: ByteBuffer) {
+    if channels == 0, let decided = source?.format { decide(decided) }
     let count = bytes.count / MemoryLayout<Float>.size
     guard count > 0, channels > 0 else { return }
     let floats = bytes.contents.bindMemory(to: Float.self)
@@ -200,8 +227,13 @@ final class Lane {
             }
           }
           let scale = Float(factor)
-          for channel in 0..<channels {
-            out[offset * channels + channel] += scale * samples[index + channel]
+          if let monoInto {
+            let value = scale * samples[index]
+            for channel in 0..<monoInto { out[offset * monoInto + channel] += value }
+          } else {
+            for channel in 0..<channels {
+              out[offset * channels + channel] += scale * samples[index + channel]
+            }
           }
         }
       }

@@ -303,7 +303,7 @@ final class Voice {
     do throws(ExtractError) {
       let index = try StreamChoice.automatic.select(in: input)
       let channels = Int(input.view(index).channelCount)
-      sourceChannels = channels == 1 ? 1 : outputChannels
+      sourceChannels = MixSum.decodedChannels(source: channels, output: outputChannels)
       var seconds = sourceStart.seconds
       if offset > 0 {
         let into = MediaTime(units: offset, rate: Rational(Int64(rate), 1)!)

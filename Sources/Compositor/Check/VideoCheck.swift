@@ -49,29 +49,28 @@ public struct VideoCheckReport: Codable, Sendable, Equatable {
 
 /// The video self-check, run on the written file before it gets its name: its decoded length
 /// equals the plan's within one frame, and each segment's middle picture (in the part no
-/// transition covers) matches the same source picture put through the planned transform,
-/// decoded afresh from the source (PSNR ≥ 30 dB: the encoder's loss, not a wrong frame, place or
-/// colour). A segment whose source gave decoding errors is skipped and says so: a damaged
-/// stream's pictures depend on where decoding started (error concealment), so a fresh decode is
-/// no reference for what the render showed.
+/// transition covers), decoded from the written file, matches the picture the render made for
+/// that frame from the planned source frame and transform (PSNR ≥ 30 dB: the encoder's loss, not
+/// a wrong frame, place or colour). The render puts those pictures aside as it encodes them
+/// (`CheckReferences`); one it could not keep is decoded afresh from the source, unless the source
+/// gave decoding errors (a damaged stream's pictures depend on where decoding started), and the
+/// segment is then skipped and says so.
 enum VideoCheck {
   static let minimumPSNR = 30.0
 
-  static func run(
-    plan: CompositionPlan, output: OutputFile, canvas: Canvas, frames expected: Int64,
-    damaged: Set<Int> = [], decoderThreads: Int, stopReason: () -> CompositorError?
-  ) throws(CompositorError) -> VideoCheckReport {
-    let started = MonotonicClock.seconds()
+  /// A segment's frame to compare (nil, with the reason, when it has none of its own).
+  struct Target {
+    var segment: PlannedSegment
+    var frame: Int64?
+    var reason: String?
+  }
+
+  /// Which output frame each segment is checked at: the frame nearest the middle of the part of
+  /// the segment no transition covers.
+  static func targets(plan: CompositionPlan, frames expected: Int64) -> [Target] {
     let rate = plan.render.frameRate
-    // 1. Which frames to compare.
-    var targets: [(segment: PlannedSegment, frame: Int64?, reason: String?)] = []
+    var targets: [Target] = []
     for (position, segment) in plan.segments.enumerated() {
-      // A damaged source's pictures depend on where its decoding started (error concealment):
-      // a fresh decode is no reference for what the render showed.
-      if damaged.contains(segment.index) {
-        targets.append((segment, nil, "its source had decoding errors"))
-        continue
-      }
       var start = segment.compositionRange.start
       var end = segment.compositionRange.end
       for transition in plan.transitions {
@@ -79,7 +78,7 @@ enum VideoCheck {
         if transition.from == position { end = min(end, transition.range.start) }
       }
       guard start < end else {
-        targets.append((segment, nil, "covered by its transitions"))
+        targets.append(Target(segment: segment, reason: "covered by its transitions"))
         continue
       }
       let middle = MediaTime(
@@ -91,16 +90,39 @@ enum VideoCheck {
       if centre(frame) >= end { frame -= 1 }
       if centre(frame) < start { frame += 1 }
       guard frame >= 0, centre(frame) >= start, centre(frame) < end, frame < expected else {
-        targets.append((segment, nil, "no output frame in its own part"))
+        targets.append(Target(segment: segment, reason: "no output frame in its own part"))
         continue
       }
-      targets.append((segment, frame, nil))
+      targets.append(Target(segment: segment, frame: frame))
+    }
+    return targets
+  }
+
+  static func run(
+    plan: CompositionPlan, output: OutputFile, canvas: Canvas, frames expected: Int64,
+    references: CheckReferences? = nil, damaged: Set<Int> = [], decoderThreads: Int,
+    stopReason: () -> CompositorError?
+  ) throws(CompositorError) -> VideoCheckReport {
+    let started = MonotonicClock.seconds()
+    let rate = plan.render.frameRate
+    // 1. Which frames to compare. A picture the render put aside is the reference as it is; a
+    // segment without one is decoded afresh from its source, unless the source gave decoding
+    // errors: a damaged stream's pictures depend on where decoding started (error concealment),
+    // so a fresh decode is no reference for what the render showed.
+    var targets = references?.targets ?? Self.targets(plan: plan, frames: expected)
+    for (position, target) in targets.enumerated() {
+      guard let frame = target.frame, damaged.contains(target.segment.index),
+        references?.hasPicture(frame: frame) != true
+      else { continue }
+      targets[position] = Target(segment: target.segment, reason: "its source had decoding errors")
     }
     let wanted = Set(targets.compactMap(\.frame))
     // 2. The written video: its frames counted from its packets (one H.264 packet per frame in
     // MP4, no decoding), then each wanted picture decoded from the keyframe at or before it (a
-    // seek per picture, so the cost follows the number of segments, not the length) and
-    // compared at once with its reference, so memory holds one picture at a time.
+    // seek per keyframe with pictures after it, decoding on to the next picture after the same
+    // keyframe: the cost follows the number of segments and never exceeds one decode of the
+    // whole video) and compared at once with its reference, so memory holds one picture at a
+    // time.
     let path = "/proc/self/fd/\(output.fd)"
     let input = try openSource(path)
     guard let stream = videoStream(of: input) else {
@@ -109,10 +131,19 @@ enum VideoCheck {
     input.discardAll(except: stream.index)
     let demuxer = Demuxer(input)
     var frames: Int64 = 0
+    // Where its keyframes are (from the same packets), so that pictures after one keyframe are
+    // decoded in one run from it: the check never decodes more than the whole video once.
+    var keyframes: [MediaTime] = []
+    let origin = MediaTime(value: input.startMicroseconds ?? 0, timescale: 1_000_000)
     counting: while true {
       do {
         switch try demuxer.next() {
-        case .packet: if demuxer.packet.streamIndex == stream.index { frames += 1 }
+        case .packet:
+          guard demuxer.packet.streamIndex == stream.index else { continue }
+          frames += 1
+          if demuxer.packet.isKeyframe, let pts = demuxer.packet.pts {
+            keyframes.append(MediaTime(ticks: pts, timeBase: stream.timeBase) - origin)
+          }
         case .end, .failed: break counting
         }
       } catch {
@@ -123,13 +154,36 @@ enum VideoCheck {
     // The composition's looks apply to the reference pictures as they did to the output's.
     var looks: LookStage?
     if let list = plan.looks, !list.isEmpty { looks = try LookStage(looks: list, canvas: canvas) }
+    keyframes.sort()
+    /// The last keyframe at or before `time` (-1: none).
+    func keyframe(before time: MediaTime) -> Int {
+      var (low, high) = (0, keyframes.count)
+      while low < high {
+        let mid = (low + high) / 2
+        if keyframes[mid] <= time { low = mid + 1 } else { high = mid }
+      }
+      return low - 1
+    }
     var measured: [Int64: Double] = [:]
-    for target in targets {
+    var written: (source: VideoFileSource, keyframe: Int, time: MediaTime)?
+    for target in targets.sorted(by: { ($0.frame ?? -1) < ($1.frame ?? -1) }) {
       guard let frame = target.frame, !wanted.isEmpty else { continue }
       if let reason = stopReason() { throw reason }
       let time = MediaTime(units: frame, rate: rate)
-      let written = try VideoFileSource(path: path, start: time, decoderThreads: decoderThreads)
-      let picture = try written.picture(at: time)
+      // After the same keyframe as the last picture: decoding goes on from there; otherwise a
+      // seek to this picture's keyframe.
+      let key = keyframe(before: time)
+      if written == nil || written!.keyframe != key || written!.time > time {
+        written = (
+          try VideoFileSource(path: path, start: time, decoderThreads: decoderThreads), key, time
+        )
+      }
+      written!.time = time
+      let picture = try written!.source.picture(at: time)
+      if let kept = references?.picture(frame: frame) {
+        measured[frame] = psnr(planes(picture.frame), kept)
+        continue
+      }
       let reference = SegmentPictures(
         segment: target.segment, canvas: canvas, decoderThreads: decoderThreads,
         background: background)
