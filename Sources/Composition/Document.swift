@@ -491,8 +491,10 @@ extension CompositionDocument {
   /// first clip, positive durations and rates, gains and times not negative, a gap (a clip
   /// without a source) with a duration and nothing a gap cannot have, an audio track's ramps in
   /// order and not overlapping each other, every look known, renderable and within its
-  /// parameters' ranges (`Look.validate(path:)`). What needs the sources (a still needs a duration,
-  /// `to` within the source, transitions shorter than their clips) is checked at resolution.
+  /// parameters' ranges (`Look.validate(path:)`), a clip's crop, rotate, speed, pitch and freeze
+  /// (`validatePicture`). What needs the sources (a still needs a duration, `to` within the
+  /// source, transitions shorter than their clips, a crop inside the stored picture, a freeze
+  /// inside a video) is checked at resolution.
   ///
   /// - Throws: `CompositionError.invalidComposition` naming the path.
   public func validate() throws(CompositionError) {
