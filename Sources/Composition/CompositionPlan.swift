@@ -42,8 +42,12 @@ public struct CompositionPlan: Codable, Sendable, Equatable {
     "an audio track is cut at the composition's end; a looped one repeats its range until then; "
       + "its fade-out ends where it ends",
     "fades and ramps are linear in gain, as AVFoundation's volume ramps",
-    "a marker lands at its clip's start + (marker - from), exactly",
-    "every picture is turned upright from its display matrix or EXIF orientation, then fitted",
+    "a marker lands at its clip's start + (marker - from) / speed, exactly",
+    "every picture is cropped (in its stored pixels), turned upright from its display matrix or "
+      + "EXIF orientation, turned further by its clip's rotate and mirror, then fitted",
+    "a clip with a speed plays source time speed times as fast: it lasts (to - from) / speed; "
+      + "its audio keeps its pitch (atempo) unless its pitch is follow (resampled)",
+    "a freeze frame shows one picture of its source for its duration, and is silent",
   ]
 }
 
@@ -130,17 +134,43 @@ public struct PlannedSegment: Codable, Sendable, Equatable {
   /// The clip's looks (its `filters`), in order, every parameter set (defaults filled in);
   /// absent when there are none.
   public var looks: [Look]?
+  /// The playback rate (the clip's `speed`): source time runs `speed` times as fast as
+  /// composition time; absent when 1.
+  public var speed: Rational?
+  /// How the clip's audio follows a speed (`keep`: tempo changed, pitch kept; `follow`:
+  /// resampled); absent without a speed or without audio.
+  public var pitch: Pitch?
+  /// A freeze frame: the source time whose picture is held for the whole segment (its audio is
+  /// silence); absent when the clip plays.
+  public var freeze: MediaTime?
+
+  /// The source time shown at composition time `time`: `source_range.start` +
+  /// (`time` − `composition_range.start`) × `speed`, exactly (a freeze frame: its `freeze`).
+  public func sourceTime(at time: MediaTime) -> MediaTime {
+    if let freeze { return freeze }
+    let elapsed = time - compositionRange.start
+    guard let speed, speed.num != speed.den else { return sourceRange.start + elapsed }
+    let rate = ExactNumber(speed.num, speed.den) ?? .one
+    if let scaled = ExactNumber(elapsed).multiplied(by: rate),
+      let exact = ExactNumber(sourceRange.start).adding(scaled)
+    {
+      return exact.time
+    }
+    let seconds = sourceRange.start.seconds + elapsed.seconds * speed.value
+    return MediaTime(value: Int64((seconds * 1_000_000).rounded()), timescale: 1_000_000)
+  }
 }
 
 /// How a picture is turned upright and placed in the render.
 public struct SegmentTransform: Codable, Sendable, Equatable {
-  /// Clockwise degrees that turn the stored picture upright (0, 90, 180, 270).
+  /// Clockwise degrees the stored picture is turned by (0, 90, 180, 270): the display
+  /// matrix's or EXIF orientation's turn upright combined with the clip's `rotate` and `mirror`.
   public var rotation: Int
-  /// True when it is mirrored (flipped after the rotation).
+  /// True when it is mirrored (flipped left to right after the rotation).
   public var mirrored: Bool
-  /// The upright picture's width before scaling.
+  /// The turned (and cropped) picture's width before scaling.
   public var sourceWidth: Int
-  /// The upright picture's height before scaling.
+  /// The turned (and cropped) picture's height before scaling.
   public var sourceHeight: Int
   /// Where the scaled picture's left edge lands in the render (negative when cropped).
   public var x: Int
@@ -150,6 +180,9 @@ public struct SegmentTransform: Codable, Sendable, Equatable {
   public var width: Int
   /// The scaled picture's height.
   public var height: Int
+  /// The rectangle of the stored picture kept before it is turned (the clip's `crop`); absent:
+  /// the whole picture.
+  public var crop: CropRect?
 
   /// A transform from its parts.
   public init(

@@ -128,22 +128,31 @@ public struct CompositionResolver: Sendable {
       }
       var transform: SegmentTransform?
       if clip.kind != .gap {
+        let picture = clip.picture
         let placed = RenderRules.place(
-          width: clip.facts.displayWidth, height: clip.facts.displayHeight,
+          width: picture.width, height: picture.height,
           intoWidth: render.width, height: render.height, fit: render.fit)
         transform = SegmentTransform(
-          rotation: clip.facts.rotation, mirrored: clip.facts.mirrored,
-          sourceWidth: clip.facts.displayWidth, sourceHeight: clip.facts.displayHeight,
+          rotation: picture.rotation, mirrored: picture.mirrored,
+          sourceWidth: picture.width, sourceHeight: picture.height,
           x: placed.x, y: placed.y, width: placed.width, height: placed.height)
+        transform?.crop = picture.crop
       }
       let source = document.clips[index].source
-      segments.append(
-        PlannedSegment(
-          index: index, kind: clip.kind, source: source, path: source.map(path(of:)),
-          sourceRange: TimeRange(start: clip.from.time, end: clip.to.time),
-          compositionRange: TimeRange(start: start.time, end: end.time),
-          frameRate: clip.frameRate, transform: transform, audio: audio,
-          looks: Self.resolvedLooks(document.clips[index].filters)))
+      var segment = PlannedSegment(
+        index: index, kind: clip.kind, source: source, path: source.map(path(of:)),
+        sourceRange: TimeRange(start: clip.from.time, end: clip.to.time),
+        compositionRange: TimeRange(start: start.time, end: end.time),
+        frameRate: clip.frameRate, transform: transform, audio: audio,
+        looks: Self.resolvedLooks(document.clips[index].filters))
+      if let freeze = clip.freeze {
+        segment.sourceRange = TimeRange(start: freeze.time, duration: .zero)
+        segment.freeze = freeze.time
+      } else if clip.speed != .one {
+        segment.speed = clip.speed.rational
+        if audio != nil { segment.pitch = document.clips[index].pitch ?? .keep }
+      }
+      segments.append(segment)
     }
 
     // 5. The markers.
@@ -157,7 +166,8 @@ public struct CompositionResolver: Sendable {
               + "source the clip plays (\(clip.from)–\(clip.to) s): dropped")
           continue
         }
-        let offset = try exact(marker.at.subtracting(clip.from), location)
+        let offset = try exact(
+          marker.at.subtracting(clip.from)?.divided(by: clip.speed), location)
         let time = try exact(starts[index].adding(offset), location)
         markers.append(
           PlannedMarker(name: marker.name, clip: index, sourceTime: marker.at.time, time: time.time)
@@ -201,12 +211,68 @@ public struct CompositionResolver: Sendable {
   struct ResolvedClip {
     var kind: SegmentKind
     var facts: SourceFacts
-    /// The source range.
+    /// The source range (a still's, a gap's and a freeze frame's: 0 to its duration, so their
+    /// markers count from their start).
     var from: ExactNumber
     var to: ExactNumber
+    /// How long it plays on the composition: (to − from) / speed.
     var length: ExactNumber
     var hasAudio: Bool
     var frameRate: Rational?
+    /// The playback rate (1 unless the clip sets `speed`).
+    var speed: ExactNumber = .one
+    /// A freeze frame's source time.
+    var freeze: ExactNumber?
+    /// The picture after its crop and turns.
+    var picture = PictureGeometry(width: 0, height: 0, rotation: 0, mirrored: false, crop: nil)
+  }
+
+  /// A clip's picture as it is placed: the crop (stored pixels), then the display matrix's turn
+  /// combined with the clip's `rotate` and `mirror`, and the upright size that results.
+  struct PictureGeometry {
+    var width: Int
+    var height: Int
+    var rotation: Int
+    var mirrored: Bool
+    var crop: CropRect?
+  }
+
+  /// The geometry of `clip`'s picture from its source's `facts`.
+  ///
+  /// The turn: the upright rule is "rotate by r clockwise, then flip if mirrored" (F^m·R(r));
+  /// the clip's own turn follows it (F^M·R(R)). Since a flip reverses a rotation
+  /// (R(R)·F = F·R(−R)), the two make F^(m⊕M)·R(r + (m ? −R : R)): one rotation and one flip,
+  /// as the placing graph applies them.
+  static func geometry(_ clip: Clip, facts: SourceFacts, location: String)
+    throws(CompositionError) -> PictureGeometry
+  {
+    let turned = facts.rotation % 180 != 0
+    // The picture's natural size (sample aspect ratio applied, not turned).
+    let naturalWidth = turned ? facts.displayHeight : facts.displayWidth
+    let naturalHeight = turned ? facts.displayWidth : facts.displayHeight
+    let storedWidth = facts.storedWidth > 0 ? facts.storedWidth : naturalWidth
+    let storedHeight = facts.storedHeight > 0 ? facts.storedHeight : naturalHeight
+    var width = naturalWidth
+    var height = naturalHeight
+    if let crop = clip.crop {
+      guard crop.x + crop.width <= storedWidth, crop.y + crop.height <= storedHeight else {
+        throw .invalidComposition(
+          location: "\(location).crop",
+          message: "the rectangle \(crop.width)x\(crop.height) at (\(crop.x), \(crop.y)) "
+            + "does not lie inside the stored picture (\(storedWidth)x\(storedHeight) pixels, "
+            + "before its turn)")
+      }
+      // Stored pixels to display width: the sample aspect ratio, naturalWidth / storedWidth.
+      width = max(
+        1, Int((Double(crop.width) * Double(naturalWidth) / Double(storedWidth)).rounded()))
+      height = crop.height
+    }
+    let extra = clip.rotate ?? 0
+    let rotation = ((facts.rotation + (facts.mirrored ? -extra : extra)) % 360 + 360) % 360
+    let mirrored = facts.mirrored != (clip.mirror ?? false)
+    if rotation % 180 != 0 { swap(&width, &height) }
+    return PictureGeometry(
+      width: width, height: height, rotation: rotation, mirrored: mirrored, crop: clip.crop)
   }
 
   func resolveClip(
@@ -214,9 +280,6 @@ public struct CompositionResolver: Sendable {
     lookUp: (String, String) throws(CompositionError) -> SourceFacts
   ) throws(CompositionError) -> ResolvedClip {
     let location = "clips[\(index)]"
-    func refuse(_ key: String, _ what: String) -> CompositionError {
-      .invalidComposition(location: "\(location).\(key)", message: "\(what) has no \(key)")
-    }
     guard let source = clip.source else {
       let duration = clip.duration!  // validate() requires it
       return ResolvedClip(
@@ -226,6 +289,41 @@ public struct CompositionResolver: Sendable {
     let facts = try lookUp(source, location)
     guard facts.hasVideo, facts.displayWidth > 0, facts.displayHeight > 0 else {
       throw .clipWithoutVideo(location: "\(location).source", source: source)
+    }
+    var resolved = try resolveTime(clip, facts: facts, source: source, location: location)
+    resolved.picture = try Self.geometry(clip, facts: facts, location: location)
+    return resolved
+  }
+
+  /// A clip's kind and source range, with its speed or freeze.
+  func resolveTime(_ clip: Clip, facts: SourceFacts, source: String, location: String)
+    throws(CompositionError) -> ResolvedClip
+  {
+    func refuse(_ key: String, _ what: String) -> CompositionError {
+      .invalidComposition(location: "\(location).\(key)", message: "\(what) has no \(key)")
+    }
+    if let freeze = clip.freeze {
+      guard facts.kind == .media else {
+        throw .invalidComposition(
+          location: "\(location).freeze",
+          message: "a freeze frame holds a picture of a video; \(source) is "
+            + (facts.kind == .image ? "a still (give it a duration)" : "an image sequence"))
+      }
+      guard let end = facts.duration.map(ExactNumber.init) else {
+        throw .invalidComposition(
+          location: "\(location).source", message: "\(source) has no known duration")
+      }
+      if freeze >= end {
+        throw .clipPastSourceEnd(
+          location: "\(location).freeze", source: source, to: freeze.time, duration: end.time)
+      }
+      let duration = clip.duration!  // validate() requires it
+      return ResolvedClip(
+        kind: .video, facts: facts, from: .zero, to: duration, length: duration,
+        hasAudio: false, frameRate: facts.frameRate, freeze: freeze)
+    }
+    if clip.speed != nil, facts.kind == .image {
+      throw refuse("speed", "a still image (\(source))")
     }
     var kind: SegmentKind
     var sourceEnd: ExactNumber
@@ -286,10 +384,11 @@ public struct CompositionResolver: Sendable {
       throw .clipPastSourceEnd(
         location: "\(location).to", source: source, to: to.time, duration: sourceEnd.time)
     }
+    let speed = clip.speed ?? .one
     return ResolvedClip(
       kind: kind, facts: facts, from: from, to: to,
-      length: try exact(to.subtracting(from), location),
-      hasAudio: kind == .video && facts.hasAudio, frameRate: frameRate)
+      length: try exact(to.subtracting(from)?.divided(by: speed), location),
+      hasAudio: kind == .video && facts.hasAudio, frameRate: frameRate, speed: speed)
   }
 
   // MARK: - Render
@@ -302,13 +401,14 @@ public struct CompositionResolver: Sendable {
     }
     let stills = clips.enumerated().filter { $0.element.kind == .still }
     let deciding = moving.isEmpty ? stills : moving
+    // Each clip's picture as it is placed: cropped and turned.
     var width: Int
     var height: Int
     var sizeRule: String
     if let size = document.size {
       (width, height, sizeRule) = (size.width, size.height, "the document's size")
     } else if let largest = RenderRules.largestSize(
-      deciding.map { ($0.element.facts.displayWidth, $0.element.facts.displayHeight) })
+      deciding.map { ($0.element.picture.width, $0.element.picture.height) })
     {
       width = RenderRules.even(largest.width)
       height = RenderRules.even(largest.height)

@@ -83,12 +83,32 @@ public struct Clip: Codable, Sendable, Equatable {
   /// Looks applied, in order, to the clip's picture once it is upright and placed in the render
   /// (before transitions); nil or empty: none.
   public var filters: [Look]?
+  /// A rectangle of the source's stored picture (its decoded pixels, before the display matrix
+  /// or EXIF orientation turns it upright, as AVFoundation's crop rectangle is in the track's
+  /// own coordinates before its transform), kept before the picture is turned and fitted; nil:
+  /// the whole picture.
+  public var crop: CropRect?
+  /// Clockwise quarter turns (0, 90, 180, 270) applied after the picture is turned upright;
+  /// nil: 0.
+  public var rotate: Int?
+  /// Flip the picture left to right after it is turned upright (and after `rotate`); nil: false.
+  public var mirror: Bool?
+  /// The playback rate (¼ to 4: 2 plays twice as fast, so the clip lasts half as long), as
+  /// AVFoundation's `scaleTimeRange`; nil: 1. Not for a still, a freeze or a gap.
+  public var speed: ExactNumber?
+  /// How a clip's audio follows its `speed`; nil: `keep`.
+  public var pitch: Pitch?
+  /// A freeze frame: the picture of the video source shown at this source time, held for
+  /// `duration` (silent); nil: the clip plays.
+  public var freeze: ExactNumber?
 
   /// A clip.
   public init(
     source: String?, from: ExactNumber? = nil, to: ExactNumber? = nil,
     duration: ExactNumber? = nil, fps: ExactNumber? = nil, volume: ExactNumber? = nil,
-    transition: Transition? = nil, markers: [Marker]? = nil, filters: [Look]? = nil
+    transition: Transition? = nil, markers: [Marker]? = nil, filters: [Look]? = nil,
+    crop: CropRect? = nil, rotate: Int? = nil, mirror: Bool? = nil, speed: ExactNumber? = nil,
+    pitch: Pitch? = nil, freeze: ExactNumber? = nil
   ) {
     self.source = source
     self.from = from
@@ -99,10 +119,66 @@ public struct Clip: Codable, Sendable, Equatable {
     self.transition = transition
     self.markers = markers
     self.filters = filters
+    self.crop = crop
+    self.rotate = rotate
+    self.mirror = mirror
+    self.speed = speed
+    self.pitch = pitch
+    self.freeze = freeze
   }
 
   enum CodingKeys: String, DocumentKeys {
     case source, from, to, duration, fps, volume, transition, markers, filters
+    case crop, rotate, mirror, speed, pitch, freeze
+  }
+
+  /// The slowest `speed` a clip takes (¼).
+  public static let minimumSpeed = ExactNumber(1, 4)!
+  /// The fastest `speed` a clip takes (4).
+  public static let maximumSpeed = ExactNumber(4)
+}
+
+/// A rectangle of a source's stored picture, in its pixels: `x`, `y` its top-left corner from
+/// the picture's top-left, `width` by `height`.
+public struct CropRect: Codable, Sendable, Equatable, Hashable {
+  /// The left edge, in pixels from the stored picture's left (0 or more).
+  public var x: Int
+  /// The top edge, in pixels from the stored picture's top (0 or more).
+  public var y: Int
+  /// The width in pixels (1 or more).
+  public var width: Int
+  /// The height in pixels (1 or more).
+  public var height: Int
+
+  /// A rectangle.
+  public init(x: Int, y: Int, width: Int, height: Int) {
+    self.x = x
+    self.y = y
+    self.width = width
+    self.height = height
+  }
+
+  enum CodingKeys: String, DocumentKeys { case x, y, width, height }
+}
+
+/// How a clip's audio follows its speed.
+public enum Pitch: String, Codable, Sendable, CaseIterable {
+  /// The tempo changes and the pitch stays (libavfilter's `atempo`, WSOLA; AVFoundation's
+  /// time-domain pitch algorithm).
+  case keep
+  /// The samples are played faster or slower, so the pitch follows the speed (2× is an octave
+  /// up), as a tape would (AVFoundation's `varispeed`).
+  case follow
+
+  /// Reads the name, listing the known ones when it is not one of them.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    let name = try container.decode(String.self)
+    guard let pitch = Pitch(rawValue: name) else {
+      throw DecodingError.dataCorruptedError(
+        in: container, debugDescription: "unknown pitch \"\(name)\" (known: keep, follow)")
+    }
+    self = pitch
   }
 }
 
@@ -415,8 +491,10 @@ extension CompositionDocument {
   /// first clip, positive durations and rates, gains and times not negative, a gap (a clip
   /// without a source) with a duration and nothing a gap cannot have, an audio track's ramps in
   /// order and not overlapping each other, every look known, renderable and within its
-  /// parameters' ranges (`Look.validate(path:)`). What needs the sources (a still needs a duration,
-  /// `to` within the source, transitions shorter than their clips) is checked at resolution.
+  /// parameters' ranges (`Look.validate(path:)`), a clip's crop, rotate, speed, pitch and freeze
+  /// (`validatePicture`). What needs the sources (a still needs a duration, `to` within the
+  /// source, transitions shorter than their clips, a crop inside the stored picture, a freeze
+  /// inside a video) is checked at resolution.
   ///
   /// - Throws: `CompositionError.invalidComposition` naming the path.
   public func validate() throws(CompositionError) {
@@ -461,13 +539,17 @@ extension CompositionDocument {
       for (number, look) in (clip.filters ?? []).enumerated() {
         try look.validate(path: "\(path).filters[\(number)]")
       }
+      try validatePicture(clip, path: path)
       if clip.source == nil {
         guard clip.duration != nil else {
           throw fail("\(path)", "a clip without a source (a gap) needs a duration")
         }
         for (name, present) in [
           ("from", clip.from != nil), ("to", clip.to != nil), ("fps", clip.fps != nil),
-          ("volume", clip.volume != nil),
+          ("volume", clip.volume != nil), ("crop", clip.crop != nil),
+          ("rotate", clip.rotate != nil), ("mirror", clip.mirror != nil),
+          ("speed", clip.speed != nil), ("pitch", clip.pitch != nil),
+          ("freeze", clip.freeze != nil),
         ] where present {
           throw fail("\(path).\(name)", "a gap (a clip without a source) has no \(name)")
         }
@@ -508,6 +590,50 @@ extension CompositionDocument {
           throw fail(rampPath, "its end cannot be computed exactly")
         }
         previousEnd = end
+      }
+    }
+  }
+}
+
+extension CompositionDocument {
+  /// Checks a clip's picture and time settings that need no source: a crop rectangle inside
+  /// the positive quarter, a rotation in quarter turns, a speed from ¼ to 4, a pitch only with
+  /// a speed, a freeze with a duration and without what a freeze cannot have.
+  func validatePicture(_ clip: Clip, path: String) throws(CompositionError) {
+    func fail(_ key: String, _ message: String) -> CompositionError {
+      .invalidComposition(location: key.isEmpty ? path : "\(path).\(key)", message: message)
+    }
+    if let crop = clip.crop {
+      if crop.x < 0 || crop.y < 0 {
+        throw fail("crop", "x \(crop.x), y \(crop.y): a crop starts inside the picture (0 or more)")
+      }
+      if crop.width < 1 || crop.height < 1 || crop.width > 16384 || crop.height > 16384 {
+        throw fail(
+          "crop", "\(crop.width)x\(crop.height) is not a crop size (1 to 16384 pixels each way)")
+      }
+    }
+    if let rotate = clip.rotate, ![0, 90, 180, 270].contains(rotate) {
+      throw fail("rotate", "\(rotate) is not a quarter turn (0, 90, 180 or 270 degrees clockwise)")
+    }
+    if let speed = clip.speed,
+      speed < Clip.minimumSpeed || speed > Clip.maximumSpeed
+    {
+      throw fail("speed", "\(speed) is not a speed this tool plays (from 0.25 to 4)")
+    }
+    if clip.pitch != nil, clip.speed == nil {
+      throw fail("pitch", "a pitch rule needs a speed")
+    }
+    if let freeze = clip.freeze {
+      if freeze < .zero { throw fail("freeze", "\(freeze) s is negative") }
+      guard clip.duration != nil else {
+        throw fail("", "a freeze frame needs a duration (how long the picture is held)")
+      }
+      for (name, present) in [
+        ("from", clip.from != nil), ("to", clip.to != nil), ("speed", clip.speed != nil),
+        ("volume", clip.volume != nil), ("fps", clip.fps != nil),
+      ] where present {
+        throw fail(
+          name, "a freeze frame (one picture held, silent) has no \(name)")
       }
     }
   }

@@ -29,6 +29,11 @@ public struct SourceFacts: Sendable, Equatable {
   public var displayWidth: Int
   /// The height it displays at, upright; 0 without a picture.
   public var displayHeight: Int
+  /// The stored (decoded) picture's width in pixels, before its sample aspect ratio and turn;
+  /// 0: unknown (then the display size turned back, square pixels, is assumed).
+  public var storedWidth: Int = 0
+  /// The stored picture's height in pixels; 0: unknown.
+  public var storedHeight: Int = 0
   /// Clockwise degrees that turn the stored picture upright (0, 90, 180, 270): its display
   /// matrix, or an image's EXIF orientation.
   public var rotation: Int

@@ -80,7 +80,9 @@ struct MediaMergeCommand: ParsableCommand {
 
       COMPOSITIONS: --composition DOC renders a composition document (JSON, or OpenTimelineIO \
       .otio; - reads standard input; sources relative to the document's folder) in-process, \
-      without ffmpeg: trims, stills (EXIF orientation applied), image sequences, gaps, \
+      without ffmpeg: trims, stills (EXIF orientation applied), image sequences, gaps, a \
+      clip's crop (stored pixels), rotate and mirror, speed (1/4 to 4; atempo keeps the pitch, \
+      or pitch follow) and freeze frames (silent), \
       transitions (crossfade, fade through the background, wipes, slides), audio tracks with \
       volumes, fades, ramps and loops, markers as chapters. Every source is probed first and \
       every input error reported with its code before anything is written. The output is H.264 \

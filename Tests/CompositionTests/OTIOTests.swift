@@ -163,7 +163,7 @@ import Testing
   @Test func unsupportedConstructsNameTheirPath() throws {
     let built = try OTIOTests.built.get()
     for (name, location, words) in [
-      ("warp", "tracks.children[0].children[1].effects[0]", "time warp"),
+      ("warp", "tracks.children[0].children[1].effects[0].time_scalar", "time warp of -1"),
       ("nested", "tracks.children[0].children[1]", "nested stack"),
       ("two-video", "tracks.children[1]", "second video track"),
       (

@@ -23,8 +23,9 @@ import MediaCore
 ///
 /// Video clips carry no sound in OTIO (editors put it on audio tracks), so their `volume` is 0,
 /// unless the clip's `metadata.mediatools` (written by `OTIOWriter`) says otherwise. What the
-/// model cannot express is an `unsupported_timeline` error naming the OTIO path: effects (time
-/// warps included), a nested stack, two video tracks, markers on a track or the stack, a media
+/// model cannot express is an `unsupported_timeline` error naming the OTIO path: effects (but a
+/// clip's one `LinearTimeWarp` of ¼ to 4, its `speed`, or `FreezeFrame`; the item keeps its
+/// duration on the track, as OTIO defines time_scalar), a nested stack, two video tracks, markers on a track or the stack, a media
 /// reference that is not a file, a trimmed track.
 public enum OTIOReader {
   /// Reads `bytes`, the JSON of an `.otio` file.
@@ -158,10 +159,15 @@ struct MediatoolsClipMetadata: Decodable {
   var fit: Fit?
   var background: Color?
   var filters: [Look]?
+  var crop: CropRect?
+  var rotate: Int?
+  var mirror: Bool?
+  var speed: ExactNumber?
+  var pitch: Pitch?
 
   enum CodingKeys: String, DocumentKeys {
     case kind, volume, duration, fps, type, loop, fadeIn, fadeOut, ramps, size, fit, background
-    case filters
+    case filters, crop, rotate, mirror, speed, pitch
   }
 }
 
@@ -187,6 +193,11 @@ private struct Reader {
     var looks: [Look]?
     var transitionIn: (type: TransitionType, duration: ExactNumber)?
     var transitionOut: ExactNumber?
+    /// A `LinearTimeWarp`'s rate (the media read `speed` times as fast; the item keeps its
+    /// duration on the track).
+    var speed: ExactNumber?
+    /// A `FreezeFrame`: the range's first frame held.
+    var freeze = false
   }
 
   func timeline(_ root: Node) throws(CompositionError) -> CompositionDocument {
@@ -287,8 +298,13 @@ private struct Reader {
         pending = (child, try transitionType(child), inOffset, outOffset)
         _ = previous
       case "Clip", "Gap":
-        try refuseExtras(child, what: "a \(schema.lowercased())", markersAllowed: true)
+        let warp = try timeEffect(child, schema: schema)
         var item = try self.item(child, schema: schema, start: cursor)
+        switch warp {
+        case .speed(let speed): item.speed = speed
+        case .freeze: item.freeze = true
+        case nil: break
+        }
         cursor = try exact(
           cursor.adding(try exact(item.to.subtracting(item.from), child.location)), child.location)
         if let transition = pending {
@@ -331,6 +347,48 @@ private struct Reader {
       throw range.unsupported(
         "a trimmed track (\(duration) s of \(length) s) is not supported")
     }
+  }
+
+  /// A clip's time effect.
+  enum TimeEffect {
+    case speed(ExactNumber)
+    case freeze
+  }
+
+  /// The one time effect a clip may carry: a `LinearTimeWarp` whose `time_scalar` is a speed
+  /// the model plays (¼ to 4; our metadata's exact `speed` when it is there), or a
+  /// `FreezeFrame`. Any other effect, on a clip or a gap, is `unsupported_timeline`.
+  func timeEffect(_ node: Node, schema: String) throws(CompositionError) -> TimeEffect? {
+    guard schema == "Clip", let effects = try node.optional("effects"),
+      let first = try effects.array().first
+    else {
+      try refuseExtras(node, what: "a \(schema.lowercased())", markersAllowed: true)
+      return nil
+    }
+    let list = try effects.array()
+    let name = try first.schema()
+    guard list.count == 1, name == "LinearTimeWarp" || name == "FreezeFrame" else {
+      try refuseExtras(node, what: "a clip", markersAllowed: true)
+      return nil
+    }
+    if name == "FreezeFrame" { return .freeze }
+    var exact: ExactNumber?
+    if let meta = try node.optional("metadata"), let ours = try meta.optional("mediatools") {
+      exact = try ours.decode(MediatoolsClipMetadata.self).speed
+    }
+    let scalarNode = try first.required("time_scalar")
+    let scalar = try scalarNode.number()
+    if let exact, abs(exact.doubleValue - scalar.doubleValue) > 1e-9 {
+      throw scalarNode.invalid(
+        "time_scalar \(scalar) disagrees with metadata.mediatools.speed \(exact)")
+    }
+    let speed = exact ?? scalar
+    if speed == .zero { return .freeze }
+    guard speed >= Clip.minimumSpeed, speed <= Clip.maximumSpeed else {
+      throw scalarNode.unsupported(
+        "a time warp of \(speed) is not supported (speeds from 0.25 to 4; no reverse)")
+    }
+    return .speed(speed)
   }
 
   func refuseExtras(_ node: Node, what: String, markersAllowed: Bool) throws(CompositionError) {
@@ -484,8 +542,14 @@ private struct Reader {
   // MARK: - Onto the model
 
   func clip(_ item: Item) throws(CompositionError) -> Clip {
-    let from = try exact(item.from.subtracting(item.head), item.node.location)
-    let to = try exact(item.to.adding(item.tail), item.node.location)
+    // Handles are track time; a warped clip reads them `speed` times as fast.
+    let rate = item.speed ?? .one
+    let from = try exact(
+      item.from.subtracting(try exact(item.head.multiplied(by: rate), item.node.location)),
+      item.node.location)
+    let played = try exact(
+      item.to.subtracting(item.from)?.adding(item.tail)?.multiplied(by: rate), item.node.location)
+    let to = try exact(item.from.adding(played), item.node.location)
     let transition = item.transitionIn.map { Transition(type: $0.type, duration: $0.duration) }
     let markers: [Marker]? = item.markers.isEmpty ? nil : item.markers
     switch item.kind {
@@ -506,12 +570,36 @@ private struct Reader {
         let length = try exact(to.subtracting(from), item.node.location)
         return Clip(
           source: source, duration: length, volume: nil, transition: transition,
-          markers: markers, filters: item.looks)
+          markers: markers, filters: item.looks, crop: metadata?.crop, rotate: metadata?.rotate,
+          mirror: metadata?.mirror)
       }
-      return Clip(
+      var clip = Clip(
         source: source, from: from, to: to,
         fps: metadata?.fps, volume: metadata == nil ? .zero : metadata?.volume,
         transition: transition, markers: markers, filters: item.looks)
+      clip.crop = metadata?.crop
+      clip.rotate = metadata?.rotate
+      clip.mirror = metadata?.mirror
+      if item.freeze {
+        // The range's first frame held for the item's length (its handles included); markers
+        // from the freeze's start.
+        let length = try exact(
+          item.to.subtracting(item.from)?.adding(item.head)?.adding(item.tail),
+          item.node.location)
+        clip.from = nil
+        clip.to = nil
+        clip.volume = nil
+        clip.fps = nil
+        clip.freeze = item.from
+        clip.duration = length
+        clip.markers = markers.map { list in
+          list.map { Marker(at: $0.at.subtracting(item.from) ?? $0.at, name: $0.name) }
+        }
+      } else if let speed = item.speed {
+        clip.speed = speed
+        clip.pitch = metadata?.pitch
+      }
+      return clip
     }
   }
 

@@ -156,11 +156,12 @@ private struct Writer {
 
   func item(
     schema: String, name: String, metadata: OrderedJSON, range: OrderedJSON,
-    markers: [Marker], reference: OrderedJSON?
+    markers: [Marker], reference: OrderedJSON?, effects: [OrderedJSON] = []
   ) -> OrderedJSON {
     var members: [(String, OrderedJSON)] = [
       ("OTIO_SCHEMA", .string(schema)), ("metadata", metadata), ("name", .string(name)),
-      ("source_range", range), ("effects", .array([])), ("markers", .array(markers.map(marker))),
+      ("source_range", range), ("effects", .array(effects)),
+      ("markers", .array(markers.map(marker))),
       ("enabled", .bool(true)), ("color", .null),
     ]
     if let reference {
@@ -241,11 +242,43 @@ private struct Writer {
             ),
           ]))
       }
-      let length = to.subtracting(from) ?? .zero
+      var length = to.subtracting(from) ?? .zero
+      // A time warp leaves the item's duration as it is on the track (OTIO: time_scalar "does
+      // not affect the duration of the item this effect is attached to"): the range starts
+      // where the clip reads and lasts as long as it plays; a freeze frame holds the range's
+      // first frame ("Hold the first frame of the clip for the duration of the clip").
+      var effects: [OrderedJSON] = []
+      if segment.speed != nil || segment.freeze != nil {
+        var out = ExactNumber.zero
+        if index + 1 < plan.segments.count,
+          let transition = document.clips[plan.segments[index + 1].index].transition
+        {
+          out = transition.duration
+        }
+        length =
+          ExactNumber(segment.compositionRange.duration).subtracting(out) ?? length
+        let scalar = segment.speed.flatMap { ExactNumber($0.num, $0.den) } ?? .zero
+        effects.append(
+          .object([
+            (
+              "OTIO_SCHEMA",
+              .string(segment.freeze != nil ? "FreezeFrame.1" : "LinearTimeWarp.1")
+            ),
+            ("metadata", .object([])), ("name", .string("")),
+            ("effect_name", .string(segment.freeze != nil ? "FreezeFrame" : "LinearTimeWarp")),
+            ("time_scalar", number(scalar)),
+          ]))
+      }
       let range = timeRange(start: from, duration: length)
-      // Looks have no OTIO form (its effects are by name only): kept in our metadata.
-      let looks: [(String, OrderedJSON)] =
+      // Looks have no OTIO form (its effects are by name only), nor do crops, turns and the
+      // pitch rule: kept in our metadata.
+      var looks: [(String, OrderedJSON)] =
         clip.filters.map { $0.isEmpty ? [] : [("filters", json($0))] } ?? []
+      if let crop = clip.crop { looks.append(("crop", json(crop))) }
+      if let rotate = clip.rotate { looks.append(("rotate", .number("\(rotate)"))) }
+      if let mirror = clip.mirror { looks.append(("mirror", .bool(mirror))) }
+      if let speed = clip.speed { looks.append(("speed", json(speed))) }
+      if let pitch = clip.pitch { looks.append(("pitch", .string(pitch.rawValue))) }
       switch segment.kind {
       case .gap:
         video.append(
@@ -263,12 +296,18 @@ private struct Writer {
         if let volume = clip.volume { members.append(("volume", json(volume))) }
         if let fps = clip.fps { members.append(("fps", json(fps))) }
         if segment.kind == .sequence { members.append(("kind", .string("sequence"))) }
+        if segment.freeze != nil { members.append(("kind", .string("freeze"))) }
         if members.isEmpty { members.append(("volume", json(ExactNumber.one))) }
+        // A freeze frame's markers count from its start; OTIO's from its range's start.
+        let markers = (clip.markers ?? []).map { marker in
+          segment.freeze == nil
+            ? marker : Marker(at: from.adding(marker.at) ?? marker.at, name: marker.name)
+        }
         video.append(
           item(
             schema: "Clip.2", name: fileName(segment.source ?? ""), metadata: metadata(members),
-            range: range, markers: clip.markers ?? [],
-            reference: externalReference(segment.source ?? "")))
+            range: range, markers: markers,
+            reference: externalReference(segment.source ?? ""), effects: effects))
       }
     }
     var tracks = [track(name: "V1", kind: "Video", children: video)]

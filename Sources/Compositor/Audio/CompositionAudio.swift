@@ -191,7 +191,8 @@ package final class CompositionAudio {
       voices.append(
         Voice(
           label: "clips[\(segment.index)]", path: path, sourceStart: segment.sourceRange.start,
-          start: start, end: end, schedule: audio.gain.schedule(atRate: rate)))
+          start: start, end: end, schedule: audio.gain.schedule(atRate: rate),
+          speed: segment.speed, pitch: segment.pitch ?? .keep))
     }
     for track in plan.audio {
       let schedule = track.gain.schedule(atRate: rate)
@@ -264,10 +265,18 @@ final class Voice {
   private var bufferStart: Int64 = 0
   /// Converted samples on their way into `buffer` (while the source is open).
   private var scratch: ByteBuffer?
+  /// The clip's speed (nil: 1): source time runs this many times as fast as the voice's.
+  let speed: Rational?
+  /// How the audio follows `speed`.
+  let pitch: Pitch
+  /// The tempo change (`speed` with the pitch kept), while the source is open.
+  private var tempo: TempoStage?
+  /// Decoded samples on their way into `tempo`.
+  private var untimed: [Float] = []
 
   init(
     label: String, path: String, sourceStart: MediaTime, start: Int64, end: Int64,
-    schedule: GainSchedule
+    schedule: GainSchedule, speed: Rational? = nil, pitch: Pitch = .keep
   ) {
     self.label = label
     self.path = path
@@ -275,6 +284,8 @@ final class Voice {
     self.start = start
     self.end = end
     self.schedule = schedule
+    self.speed = speed.flatMap { $0.num == $0.den ? nil : $0 }
+    self.pitch = pitch
   }
 
   /// The samples its buffer can hold (its capacity; 0 once closed).
@@ -305,24 +316,40 @@ final class Voice {
       let channels = Int(input.view(index).channelCount)
       sourceChannels = MixSum.decodedChannels(source: channels, output: outputChannels)
       var seconds = sourceStart.seconds
+      let factor = speed.map { ExactNumber($0.num, $0.den) ?? .one } ?? .one
       if offset > 0 {
+        // Voice sample `offset` plays source time `sourceStart + offset / rate × speed`.
         let into = MediaTime(units: offset, rate: Rational(Int64(rate), 1)!)
         seconds =
-          (ExactNumber(sourceStart).adding(ExactNumber(into))?.doubleValue)
-          ?? (seconds + into.seconds)
+          (ExactNumber(into).multiplied(by: factor).flatMap {
+            ExactNumber(sourceStart).adding($0)
+          }?.doubleValue) ?? (seconds + into.seconds * factor.doubleValue)
       }
       // An audio stream that starts after the point played (a late first packet) keeps its
       // place: silence until its first sample, as the picture's timestamps are kept.
       if let audioStart = input.view(index).startSeconds {
         let lead = audioStart - ((input.startSeconds ?? 0) + seconds)
-        if lead > 0 { bufferStart += Int64((lead * Double(rate)).rounded()) }
+        if lead > 0 {
+          bufferStart += Int64((lead / factor.doubleValue * Double(rate)).rounded())
+        }
+      }
+      // A speed with the pitch following: the source resampled to rate / speed and played at
+      // rate (libswresample); with the pitch kept: decoded at rate, then `atempo`.
+      var decodeRate = rate
+      if speed != nil {
+        if pitch == .follow {
+          decodeRate = max(1, Int((Double(rate) / factor.doubleValue).rounded()))
+        }
       }
       source = try AudioSource(
         input: input, streamIndex: index, start: seconds, duration: nil,
         target: SourceTarget(
-          encoding: .f32, float: true, sampleRate: rate, channels: sourceChannels))
+          encoding: .f32, float: true, sampleRate: decodeRate, channels: sourceChannels))
     } catch {
       throw Self.failure(path, error)
+    }
+    if let speed, pitch == .keep {
+      tempo = try TempoStage(speed: speed.value, sampleRate: rate, channels: sourceChannels)
     }
   }
 
@@ -330,6 +357,8 @@ final class Voice {
   func close() {
     source = nil
     scratch = nil
+    tempo = nil
+    untimed = []
     exhausted = true
     buffer = []
     head = 0
@@ -356,15 +385,29 @@ final class Voice {
           let count = scratch.count / MemoryLayout<Float>.size
           guard count > 0 else { return }
           let floats = scratch.contents.bindMemory(to: Float.self)
-          buffer.append(contentsOf: floats.prefix(count))
+          if tempo == nil {
+            buffer.append(contentsOf: floats.prefix(count))
+          } else {
+            untimed.append(contentsOf: floats.prefix(count))
+          }
         }
       } catch {
         throw Self.failure(path, error)
+      }
+      if let tempo {
+        if !untimed.isEmpty {
+          try untimed.withUnsafeBufferPointer { samples throws(CompositorError) in
+            try tempo.process(samples, into: &buffer)
+          }
+          untimed.removeAll(keepingCapacity: true)
+        }
+        if !more { try tempo.process(UnsafeBufferPointer(start: nil, count: 0), into: &buffer) }
       }
       if !more {
         exhausted = true
         self.source = nil
         self.scratch = nil
+        self.tempo = nil
       }
     }
   }

@@ -33,6 +33,8 @@ public enum CompositionSources {
         frames: files.count, width: still.displayWidth, height: still.displayHeight)
       facts.rotation = still.rotation
       facts.mirrored = still.mirrored
+      facts.storedWidth = still.storedWidth
+      facts.storedHeight = still.storedHeight
       return facts
     }
     let info = try probe(path)
@@ -50,11 +52,14 @@ public enum CompositionSources {
     guard let video, let picture = video.video else {
       return SourceFacts(kind: .media, duration: duration, hasVideo: false, hasAudio: audio != nil)
     }
-    return SourceFacts(
+    var facts = SourceFacts(
       kind: .media, duration: duration, hasVideo: true, hasAudio: audio != nil,
       displayWidth: picture.orientation.displayWidth,
       displayHeight: picture.orientation.displayHeight, rotation: picture.orientation.rotation,
       mirrored: picture.orientation.mirrored, frameRate: picture.frameRate.best)
+    facts.storedWidth = picture.width
+    facts.storedHeight = picture.height
+    return facts
   }
 
   /// The facts of one still image, which must be read by a single-image demuxer.
@@ -68,9 +73,12 @@ public enum CompositionSources {
         path: path,
         detail: "read as \(info.container.formatName), not as a JPEG, PNG or WebP image")
     }
-    return .image(
+    var facts = SourceFacts.image(
       width: picture.orientation.displayWidth, height: picture.orientation.displayHeight,
       rotation: picture.orientation.rotation, mirrored: picture.orientation.mirrored)
+    facts.storedWidth = picture.width
+    facts.storedHeight = picture.height
+    return facts
   }
 
   /// The probe's record of `path`; a file only the pattern demuxer (`image2`, which opens other

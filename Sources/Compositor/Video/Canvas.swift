@@ -49,7 +49,13 @@ struct Canvas {
   func transformFilter(_ transform: SegmentTransform, tags: ColorTags, format: PixelFormat)
     -> String
   {
-    var filters = Self.uprightFilters(rotation: transform.rotation, mirrored: transform.mirrored)
+    var filters: [String] = []
+    if let crop = transform.crop {
+      // In stored pixels, before the turn; exact: an odd corner is not rounded to the chroma
+      // grid.
+      filters.append("crop=\(crop.width):\(crop.height):\(crop.x):\(crop.y):exact=1")
+    }
+    filters += Self.uprightFilters(rotation: transform.rotation, mirrored: transform.mirrored)
     filters.append(
       "scale=\(transform.width):\(transform.height):\(colors.scaleOptions(for: tags, format: format))"
     )
@@ -147,7 +153,8 @@ final class PictureTransformer {
   /// True when the graph would change nothing: no turn, the picture fills the canvas at its
   /// own size with square pixels, in 4:2:0 limited range, in the output's matrix.
   private func isIdentity(_ picture: Frame, format: PixelFormat, tags: ColorTags) -> Bool {
-    looks.isEmpty && transform.rotation == 0 && !transform.mirrored && transform.x == 0
+    looks.isEmpty && transform.crop == nil && transform.rotation == 0 && !transform.mirrored
+      && transform.x == 0
       && transform.y == 0
       && transform.width == picture.width && transform.height == picture.height
       && transform.width == canvas.width && transform.height == canvas.height

@@ -254,9 +254,9 @@ final class SegmentPictures {
   /// Decoding errors met in the source so far.
   var decodeErrors: Int { video?.decodeErrors ?? 0 }
 
-  /// The source time shown at composition time `time`.
+  /// The source time shown at composition time `time` (the clip's speed and freeze applied).
   func sourceTime(at time: MediaTime) -> MediaTime {
-    segment.sourceRange.start + (time - segment.compositionRange.start)
+    segment.sourceTime(at: time)
   }
 
   /// The segment's picture at composition time `time`, on the canvas.

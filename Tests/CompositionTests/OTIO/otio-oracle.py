@@ -119,7 +119,7 @@ def make(folder):
 
     def warp(timeline, video):
         c = clip("b", "media/b.mp4", 0, 48, 24)
-        c.effects.append(otio.schema.LinearTimeWarp(time_scalar=2.0))
+        c.effects.append(otio.schema.LinearTimeWarp(time_scalar=-1.0))  # reverse: not a speed
         video.append(c)
 
     def nested(timeline, video):
@@ -145,6 +145,20 @@ def make(folder):
     for name, build in [("warp", warp), ("nested", nested), ("two-video", two_video),
                         ("missing", missing), ("track-marker", track_marker), ("url", url)]:
         one(name, build)
+
+    # Time effects the model plays: a clip at twice its speed (1 s into b, 2 s on the track),
+    # then a freeze frame of c's picture at 1.5 s held for 1 s.
+    timeline = otio.schema.Timeline(name="time effects")
+    video = otio.schema.Track(name="V1", kind=otio.schema.TrackKind.Video)
+    video.append(clip("a", "media/a.mp4", 0, 48, 24))
+    fast = clip("b", "media/b.mp4", 24, 48, 24)
+    fast.effects.append(otio.schema.LinearTimeWarp(time_scalar=2.0))
+    video.append(fast)
+    held = clip("c", "media/c.mp4", 36, 24, 24)
+    held.effects.append(otio.schema.FreezeFrame())
+    video.append(held)
+    timeline.tracks.append(video)
+    otio.adapters.write_to_file(timeline, os.path.join(folder, "time-effects.otio"))
 
 
 def seconds(time):
