@@ -220,5 +220,6 @@ if getenv("MEDIATOOLS_FUZZ") != nil {
 if getenv("MEDIATOOLS_BENCH") != nil {
   package.targets.append(
     .executableTarget(
-      name: "render-bench", dependencies: ["Render", "AV", "OutputKit", "MediaCore"]))
+      name: "render-bench",
+      dependencies: ["Render", "AV", "OutputKit", "MediaCore", "Compositor", "Composition"]))
 }

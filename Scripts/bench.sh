@@ -37,6 +37,10 @@
 #     -stream_loop) with the same libx264 (veryfast, CRF 20, High) and AAC (160 kbit/s 48 kHz
 #     stereo) settings, threads on auto on both sides: wall and CPU time (best of 3), ratios
 #     (target <= 1.0), peak RSS of both, and our report's per-stage seconds and check cost.
+#   looks: five looks (brightness, contrast, saturation, sepia, vignette) on a 20 s 720p clip,
+#     mediamerge --composition against `ffmpeg -vf` running the same filter chain (printed by
+#     render-bench from LookFilters, the compositor's one place for it) with the same x264/AAC
+#     settings and threads: wall and CPU time (best of 3), ratios (target <= 1.0), RSS, PSNR.
 #   frame: mediaframe against the ffmpeg CLI run once per picture (`ffmpeg -ss T -i F -frames:v 1`)
 #     and ffmpegthumbnailer run once per picture: 20 thumbnails of one 60 s 720p clip in one call,
 #     and one poster of each of 200 files (target >= 10x faster than the ffmpeg loop); a 10x10
@@ -47,7 +51,7 @@
 #     $bytes_sent and requests): mediaprobe --allow-network in one call vs an ffprobe-per-URL
 #     loop on the same URLs (issue 27): wall time, bytes the server sent, requests. Target: the
 #     bytes sent about what local probes read (the per-format bounds are in NetworkTests).
-#   Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render|fix|compose|frame|remote]   (make bench builds the release binaries first)
+#   Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render|fix|compose|looks|frame|remote]   (make bench builds the release binaries first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
@@ -509,6 +513,52 @@ PY
   rm -f "$work"/ours.mp4 "$work"/ffmpeg.mp4
 }
 
+bench_looks() {
+  local merge="$bin/mediamerge"
+  MEDIATOOLS_BENCH=1 swift build -c release --static-swift-stdlib --product render-bench 2>&1 \
+    | grep -E "error|warning: unre" >&2 || true
+  local render="$bin/render-bench"
+  [ -x "$render" ] || { echo "render-bench did not build" >&2; exit 1; }
+  echo "== making a 20 s 1280x720 25 fps clip (testsrc2, BT.709-tagged, a tone)"
+  ffmpeg -nostdin -v error -y -f lavfi -i "testsrc2=size=1280x720:rate=25" \
+    -f lavfi -i "sine=f=440:r=48000" -t 20 -c:v libx264 -preset veryfast -pix_fmt yuv420p \
+    -colorspace bt709 -color_primaries bt709 -color_trc bt709 -c:a aac -ac 2 "$work/look.mp4"
+  cat > "$work/looks.json" <<'JSON'
+{"version": 1, "size": "1280x720", "fps": 25,
+ "clips": [{"source": "look.mp4", "filters": [
+   {"name": "brightness", "brightness": 0.05}, {"name": "contrast", "contrast": 1.2},
+   {"name": "saturation", "saturation": 0.8}, {"name": "sepia", "intensity": 0.6},
+   {"name": "vignette", "center": [0.5, 0.5], "start": 0.3, "end": 0.75}]}]}
+JSON
+  # The same filters as the compositor runs them (LookFilters' chain, printed by render-bench).
+  local chain
+  chain=$("$render" looks "$work/looks.json" --matrix bt709)
+  echo "== five looks (brightness, contrast, saturation, sepia, vignette) on the clip: mediamerge --composition vs ffmpeg -vf with the same chain, x264/AAC settings and threads"
+  best_wall_o=999 best_wall_t=999 best_cpu_o=999 best_cpu_t=999
+  local run wall user sys ours_rss theirs_rss
+  for run in 1 2 3; do
+    /usr/bin/time -o "$work/time" -f "%e %U %S %M" "$merge" --composition "$work/looks.json" \
+      -o "$work/ours.mp4" --force --no-sync -q > "$work/report.json"
+    read -r wall user sys ours_rss < "$work/time"
+    best_wall_o=$(echo "if ($wall < $best_wall_o) $wall else $best_wall_o" | bc -l)
+    best_cpu_o=$(echo "if ($user + $sys < $best_cpu_o) $user + $sys else $best_cpu_o" | bc -l)
+    /usr/bin/time -o "$work/time" -f "%e %U %S %M" ffmpeg -nostdin -v error -y \
+      -i "$work/look.mp4" -vf "$chain" -c:v libx264 -preset veryfast -crf 20 -profile:v high \
+      -c:a aac -b:a 160k -ar 48000 -ac 2 -movflags +faststart "$work/ffmpeg.mp4"
+    read -r wall user sys theirs_rss < "$work/time"
+    best_wall_t=$(echo "if ($wall < $best_wall_t) $wall else $best_wall_t" | bc -l)
+    best_cpu_t=$(echo "if ($user + $sys < $best_cpu_t) $user + $sys else $best_cpu_t" | bc -l)
+  done
+  printf 'looks (best of 3): ours %.2f s wall %.2f s CPU, ffmpeg -vf %.2f s wall %.2f s CPU; ratio wall %s, CPU %s (target <= 1.0)\n' \
+    "$best_wall_o" "$best_cpu_o" "$best_wall_t" "$best_cpu_t" "$(ratio "$best_wall_o" "$best_wall_t")" \
+    "$(ratio "$best_cpu_o" "$best_cpu_t")"
+  printf '  peak RSS: ours %s KiB, ffmpeg %s KiB; ours includes its self-check (%s s)\n' "$ours_rss" "$theirs_rss" \
+    "$(python3 -c 'import json,sys; print("%.2f" % json.load(open(sys.argv[1]))["render"]["check"]["seconds"])' "$work/report.json")"
+  printf '  PSNR of ours against ffmpeg'"'"'s output: %s\n' \
+    "$(ffmpeg -nostdin -v info -i "$work/ours.mp4" -i "$work/ffmpeg.mp4" -lavfi psnr -f null - 2>&1 | grep -o 'average:[0-9.inf]*' | tail -1)"
+  rm -f "$work"/ours.mp4 "$work"/ffmpeg.mp4
+}
+
 bench_frame() {
   local frame="$bin/mediaframe" ff=(ffmpeg -nostdin -v error -y)
   [ -x "$frame" ] || swift build -c release --static-swift-stdlib --product mediaframe >/dev/null
@@ -642,8 +692,9 @@ case "$which" in
   render) bench_render ;;
   fix) bench_fix ;;
   compose) bench_compose ;;
+  looks) bench_looks ;;
   frame) bench_frame ;;
   remote) bench_remote ;;
-  all) bench_mediaprobe; bench_media2wav; bench_verify; bench_mix; bench_loudness; bench_render; bench_fix; bench_compose; bench_frame; bench_remote ;;
-  *) echo "usage: Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render|fix|compose|frame|remote]" >&2; exit 64 ;;
+  all) bench_mediaprobe; bench_media2wav; bench_verify; bench_mix; bench_loudness; bench_render; bench_fix; bench_compose; bench_looks; bench_frame; bench_remote ;;
+  *) echo "usage: Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render|fix|compose|looks|frame|remote]" >&2; exit 64 ;;
 esac

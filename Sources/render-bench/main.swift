@@ -6,7 +6,11 @@
 //   render-bench transcode IN OUT [--preset P] [--crf N] [--threads N] [--sample-rate HZ]
 //                                 [--channels N] [--container C] [--faststart] [--trim]
 //   render-bench remux IN OUT [--container C] [--faststart]
+//   render-bench looks DOC.json [--matrix M]   prints the libavfilter chain the compositor runs
+//                                              for the first clip's looks (LookFilters), for
+//                                              `ffmpeg -vf` to run the same filters
 import AV
+import Compositor
 import MediaCore
 import OutputKit
 import Render
@@ -30,6 +34,21 @@ func option(_ flag: String, in arguments: [String]) -> String? {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "looks", arguments.count >= 2 {
+  do {
+    let plan = try CompositionLoader.load(arguments[1]).plan
+    guard let looks = plan.segments.first?.looks, !looks.isEmpty else {
+      fail("the first clip has no looks")
+    }
+    print(
+      try LookFilters.chain(
+        looks, matrix: option("--matrix", in: arguments) ?? "bt709", fullRange: false,
+        width: plan.render.width, height: plan.render.height))
+    exit(0)
+  } catch {
+    fail("\(error)")
+  }
+}
 guard arguments.count >= 3, ["transcode", "remux"].contains(arguments[0]) else {
   fail("usage: render-bench transcode|remux IN OUT [options]")
 }
