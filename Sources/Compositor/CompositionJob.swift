@@ -112,6 +112,7 @@ public enum CompositionLoader {
       try CompositionSources.facts(path)
     }
     let plan = try resolver.resolve(document)
+    try OverlayStage.checkFonts(plan)
     return LoadedComposition(document: document, format: format, plan: plan)
   }
 }

@@ -278,6 +278,8 @@ struct Renderer {
   var levels: AudioLevelRecorder?
   /// The composition's own looks on every finished picture (nil: none).
   let looks: LookStage?
+  /// The composition's overlays on every finished picture, after the looks (nil: none).
+  let overlays: OverlayStage?
   let background: Frame
   let frameCount: Int64
   private(set) var samples: Int64 = 0
@@ -354,6 +356,11 @@ struct Renderer {
       looks = try LookStage(looks: list, canvas: canvas)
     } else {
       looks = nil
+    }
+    if let list = plan.overlays, !list.isEmpty {
+      overlays = try OverlayStage(overlays: list, canvas: canvas)
+    } else {
+      overlays = nil
     }
   }
 
@@ -455,6 +462,7 @@ struct Renderer {
         }
       }
       if let looks { picture = try looks.apply(picture) }
+      if let overlays { picture = try overlays.apply(picture, frame: index) }
       picture.pts = index
       let encodeStart = MonotonicClock.seconds()
       try encodeVideo(picture, packet: packet, stopReason: stopReason)

@@ -123,6 +123,11 @@ enum VideoCheck {
     // The composition's looks apply to the reference pictures as they did to the output's.
     var looks: LookStage?
     if let list = plan.looks, !list.isEmpty { looks = try LookStage(looks: list, canvas: canvas) }
+    // And the overlays, drawn on the reference at the same output frame.
+    var overlays: OverlayStage?
+    if let list = plan.overlays, !list.isEmpty {
+      overlays = try OverlayStage(overlays: list, canvas: canvas)
+    }
     var measured: [Int64: Double] = [:]
     for target in targets {
       guard let frame = target.frame, !wanted.isEmpty else { continue }
@@ -135,6 +140,7 @@ enum VideoCheck {
         background: background)
       var expected = try reference.picture(at: time)
       if let looks { expected = try looks.apply(expected) }
+      if let overlays { expected = try overlays.apply(expected, frame: frame) }
       reference.close()
       measured[frame] = psnr(planes(picture.frame), planes(expected))
     }
