@@ -463,7 +463,7 @@ extension CompositionDocument {
         throw fail("\(path).markers[\(number)].at", "\(marker.at) s is negative")
       }
       for (number, look) in (clip.filters ?? []).enumerated() {
-        try look.validate(path: "\(path).filters[\(number)]")
+        try look.validate(path: "\(path).filters[\(number)]", allowsTime: false)
       }
       if clip.source == nil {
         guard clip.duration != nil else {
@@ -481,6 +481,10 @@ extension CompositionDocument {
     }
     for (number, look) in (filters ?? []).enumerated() {
       try look.validate(path: "filters[\(number)]")
+    }
+    if let overlays, overlays.count > Overlay.maxCount {
+      throw fail(
+        "overlays", "\(overlays.count) overlays; at most \(Overlay.maxCount) are drawn")
     }
     for (number, overlay) in (overlays ?? []).enumerated() {
       try overlay.validate(path: "overlays[\(number)]", clipCount: clips.count)

@@ -179,6 +179,9 @@ public struct Overlay: Codable, Sendable, Equatable {
       to, font, size, color, fadeIn, fadeOut
   }
 
+  /// The most overlays a composition may have (each holds a picture while it renders).
+  public static let maxCount = 64
+
   /// The largest size, offset and margin in pixels.
   public static let maxPixels = 16384
 

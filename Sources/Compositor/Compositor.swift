@@ -461,7 +461,7 @@ struct Renderer {
           picture = pb
         }
       }
-      if let looks { picture = try looks.apply(picture) }
+      if let looks { picture = try looks.apply(picture, time: time) }
       if let overlays { picture = try overlays.apply(picture, frame: index) }
       picture.pts = index
       let encodeStart = MonotonicClock.seconds()

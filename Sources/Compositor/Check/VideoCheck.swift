@@ -139,7 +139,7 @@ enum VideoCheck {
         segment: target.segment, canvas: canvas, decoderThreads: decoderThreads,
         background: background)
       var expected = try reference.picture(at: time)
-      if let looks { expected = try looks.apply(expected) }
+      if let looks { expected = try looks.apply(expected, time: time) }
       if let overlays { expected = try overlays.apply(expected, frame: frame) }
       reference.close()
       measured[frame] = psnr(planes(picture.frame), planes(expected))

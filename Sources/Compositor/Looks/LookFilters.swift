@@ -1,3 +1,4 @@
+import AV
 import Composition
 import MediaCore
 
@@ -215,6 +216,48 @@ package enum LookFilters {
         + "[\(p)][\(m)]blend=all_mode=multiply"
     case .kuwahara:
       throw LookError(look: look.name)
+    case .expression:
+      return expression(look)
+    }
+  }
+
+  /// The `expression` look as `geq` on R'G'B': each channel's expression with the variables
+  /// written as geq's (r → r(X,Y)/255, x → (X+0.5)/W, w → W, t → T: the picture's timestamp),
+  /// the result clamped to 0–1 and written as the nearest level.
+  static func expression(_ look: Look) -> String {
+    let replacements = [
+      "r": "(r(X,Y)/255)", "g": "(g(X,Y)/255)", "b": "(b(X,Y)/255)", "x": "((X+0.5)/W)",
+      "y": "((Y+0.5)/H)", "w": "W", "h": "H", "t": "T",
+    ]
+    return "geq=interpolation=nearest:"
+      + ["r", "g", "b"].map { channel in
+        let text = look.expression(channel) ?? channel
+        return "\(channel)='clip(round(255*(\(LookExpression.rewrite(text, replacements)))),0,255)'"
+      }.joined(separator: ":")
+  }
+
+  /// Parses each `expression` look's expressions with libavfilter (`geq` configured on a
+  /// 2×2 picture), so one it cannot read is named before anything renders.
+  ///
+  /// - Throws: `CompositionError.invalidComposition` naming `<path>.r` (or `.g`, `.b`).
+  package static func checkExpressions(_ looks: [Look], path: String) throws(CompositionError) {
+    for (index, look) in looks.enumerated() where look.name == .expression {
+      for channel in ["r", "g", "b"] {
+        var single = Look(name: .expression)
+        single.parameters[channel] = look.parameters[channel]
+        let description = "color=s=2x2:d=0.04,format=gbrp," + expression(single)
+        do throws(FFmpegError) {
+          let graph = try FilterGraph(threads: 1)
+          let sink = try graph.addVideoSink(name: "out", pixelFormats: [.gbrp])
+          try graph.configure(description + "[out]")
+          _ = try graph.pull(from: sink, into: Frame())
+        } catch {
+          throw .invalidComposition(
+            location: "\(path)[\(index)].\(channel)",
+            message: "\"\(look.expression(channel) ?? channel)\" is not an expression libavutil "
+              + "reads (\(error.message.components(separatedBy: " in the graph").first ?? ""))")
+        }
+      }
     }
   }
 

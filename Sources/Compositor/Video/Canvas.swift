@@ -217,12 +217,13 @@ final class LookStage {
     }
   }
 
-  /// `picture` with the looks applied (a new frame; `picture` is left as it was).
-  func apply(_ picture: Frame) throws(CompositorError) -> Frame {
+  /// `picture` with the looks applied (a new frame; `picture` is left as it was); `time` is its
+  /// composition time (an expression's `t`), pushed as its timestamp in microseconds.
+  func apply(_ picture: Frame, time: MediaTime = .zero) throws(CompositorError) -> Frame {
     let output = Frame()
     do throws(FFmpegError) {
       let saved = picture.pts
-      picture.pts = 0
+      picture.pts = time.units(atRate: Rational(1_000_000, 1)!)
       defer { picture.pts = saved }
       try graph.push(picture, to: source)
       guard try graph.pull(from: sink, into: output) == .frame else {
