@@ -39,7 +39,7 @@ public enum LookName: String, Codable, Sendable, CaseIterable {
   case toon
   /// GPUImageSwirlFilter: the picture turned around a centre, more near it.
   case swirl
-  /// GPUImageKuwaharaFilter: the mean of the least-varied quadrant (not renderable yet).
+  /// GPUImageKuwaharaFilter: the mean of the least-varied quadrant.
   case kuwahara
   /// A custom look, as a custom shader: each of R, G, B given by an expression of the pixel's
   /// r, g, b (0–1), its place x, y (0–1, at pixel centres), the picture's w, h and the time t.
@@ -397,7 +397,7 @@ public enum LookCatalog {
   public static let available: Set<LookName> = [
     .brightness, .contrast, .saturation, .gamma, .exposure, .hue, .sepia, .grayscale, .invert,
     .colorMatrix, .pixellate, .vignette, .sharpen, .sobel, .sketch, .gaussianBlur, .swirl,
-    .toon, .expression,
+    .toon, .expression, .kuwahara,
   ]
 
   private static func n(_ value: Double) -> LookValue {

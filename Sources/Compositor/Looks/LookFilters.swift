@@ -68,10 +68,23 @@ package enum LookFilters {
   ) throws(LookError) -> String {
     guard !looks.isEmpty else { return "null" }
     let range = fullRange ? "full" : "limited"
-    let flags = "flags=bicubic+accurate_rnd+full_chroma_int"
     return "scale=in_color_matrix=\(matrix):in_range=\(range):\(flags),"
       + (try rgbChain(looks, width: width, height: height, labels: labels))
-      + ",scale=out_color_matrix=\(matrix):out_range=\(range):\(flags),format=yuv420p"
+      + "," + fromRGB(matrix: matrix, fullRange: fullRange)
+  }
+
+  static let flags = "flags=bicubic+accurate_rnd+full_chroma_int"
+
+  /// Y'CbCr (`matrix`, its range) to full-range R'G'B' (`gbrp`), as `chain` converts.
+  package static func toRGB(matrix: String, fullRange: Bool) -> String {
+    "scale=in_color_matrix=\(matrix):in_range=\(fullRange ? "full" : "limited")"
+      + ":\(flags),format=gbrp"
+  }
+
+  /// R'G'B' back to Y'CbCr 4:2:0 with `matrix` and its range, as `chain` converts.
+  package static func fromRGB(matrix: String, fullRange: Bool) -> String {
+    "scale=out_color_matrix=\(matrix):out_range=\(fullRange ? "full" : "limited")"
+      + ":\(flags),format=yuv420p"
   }
 
   /// One look's filters (on `gbrp`, giving `gbrp`).
