@@ -128,6 +128,20 @@ import Testing
     #expect(video?.message.contains("not a still image") == true)
   }
 
+  /// OTIO has no form for overlays: the timeline keeps them in `metadata.mediatools.overlays`,
+  /// and reading that timeline back gives the same overlays.
+  @Test func overlaysSurviveOTIO() throws {
+    let doc = try document(
+      Self.with(
+        #"[{"image": "logo.png", "position": "center", "blend": "screen", "opacity": 0.5}, "#
+          + #"{"text": "Hi", "clip": 1, "from": 3, "to": 4, "fade_in": "1/4"}]"#))
+    let plan = try resolver(Self.facts).resolve(doc)
+    let otio = doc.written(as: .otio, plan: plan)
+    #expect(String(decoding: otio, as: UTF8.self).contains("\"overlays\""))
+    let back = try CompositionDocument.read(otio, format: .otio)
+    #expect(back.overlays == doc.overlays)
+  }
+
   /// The fades: opacity × a linear ramp at a frame's middle, 0 outside the range.
   @Test func opacityFollowsTheFades() throws {
     let plan = try resolver(Self.facts).resolve(

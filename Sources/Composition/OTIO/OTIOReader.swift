@@ -158,10 +158,11 @@ struct MediatoolsClipMetadata: Decodable {
   var fit: Fit?
   var background: Color?
   var filters: [Look]?
+  var overlays: [Overlay]?
 
   enum CodingKeys: String, DocumentKeys {
     case kind, volume, duration, fps, type, loop, fadeIn, fadeOut, ramps, size, fit, background
-    case filters
+    case filters, overlays
   }
 }
 
@@ -245,7 +246,7 @@ private struct Reader {
     return CompositionDocument(
       size: settings?.size, fit: settings?.fit, fps: settings?.fps,
       background: settings?.background, clips: clips, audio: audio.isEmpty ? nil : audio,
-      filters: settings?.filters)
+      filters: settings?.filters, overlays: settings?.overlays)
   }
 
   /// Effects, markers on a container, a trimmed container: errors.
