@@ -262,4 +262,52 @@ import Testing
     }
     #expect(worst <= 4, "the fade's middle is \(worst) levels from half")
   }
+
+  /// A title's text and font reach drawtext as written, through both of libavfilter's parsers
+  /// (quotes, colons, commas, semicolons, brackets, backslashes, percent signs, a newline): the
+  /// coverage we draw equals, sample for sample, the ffmpeg CLI's drawtext reading the same text
+  /// from a file (`textfile`, no escaping) with the same font, size and place.
+  @Test func titleTextIsDrawnAsWritten() throws {
+    let text = "It's 50%: a, b; [c] \\ d\n%{pts} 'q'"
+    let font = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+    let json = text.replacingOccurrences(of: "\\", with: "\\\\")
+      .replacingOccurrences(of: "\n", with: "\\n")
+    let plan = try plan(
+      """
+      {"version": 1, "size": "320x120", "clips": [{"source": "\(Self.logo)", "duration": 1}],
+       "overlays": [{"text": "\(json)", "font": "\(font)", "size": 18, "x": 7, "y": 9}]}
+      """)
+    let overlay = try #require(plan.overlays?.first)
+    #expect(overlay.text == text)
+    let canvas = Canvas(
+      width: 320, height: 120, frameRate: Rational(25, 1)!, background: .black,
+      colors: ColorPlan(output: .unspecified, matrix: "bt601"), filterThreads: 1)
+    let item = try #require(try OverlayStage.prepare(overlay, canvas: canvas))
+    let file = Fixtures.directory + "/title.txt"
+    try Data((overlay.text ?? "").utf8).write(to: URL(fileURLWithPath: file))
+    let cli = Array(
+      try ffmpeg([
+        "-f", "lavfi", "-i", "color=c=black@0:s=320x120:r=1:d=1,format=gbrap", "-vf",
+        "drawtext=fontfile=\(font):textfile=\(file):expansion=none:fontsize=18:fontcolor=white"
+          + ":x=7:y=9,alphaextract",
+        "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "gray", "-",
+      ]).stdout)
+    #expect(cli.count == 320 * 120)
+    var differences = 0
+    var covered = 0
+    for y in 0..<120 {
+      for x in 0..<320 {
+        let inside =
+          x >= item.region.x && x < item.region.x + item.region.width && y >= item.region.y
+          && y < item.region.y + item.region.height
+        let ours =
+          inside
+          ? item.patch.withRow(y - item.region.y, plane: 3) { Int($0[x - item.region.x]) } : 0
+        if ours != Int(cli[y * 320 + x]) { differences += 1 }
+        if ours > 0 { covered += 1 }
+      }
+    }
+    #expect(covered > 300, "\(covered) samples covered")
+    #expect(differences == 0, "\(differences) samples differ from the CLI's drawtext")
+  }
 }
