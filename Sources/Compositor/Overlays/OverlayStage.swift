@@ -37,6 +37,8 @@ final class OverlayStage {
     var main: FilterGraph.Source?
     var layer: FilterGraph.Source?
     var sink: FilterGraph.Sink?
+    /// The last timestamp pushed (the graph's overlay filters need them increasing).
+    var lastPTS: Int64?
 
     init(planned: PlannedOverlay, region: (Int, Int, Int, Int), patch: Frame) {
       self.planned = planned
@@ -65,6 +67,7 @@ final class OverlayStage {
     for item in items {
       if item.planned.range.end <= middle {
         item.graph = nil  // its last frame is past: free the graph
+        item.lastPTS = nil
         continue
       }
       guard item.planned.range.contains(middle) else { continue }
@@ -81,7 +84,11 @@ final class OverlayStage {
   private func draw(_ item: Item, on picture: Frame, opacity: Double, pts: Int64)
     throws(CompositorError) -> Frame
   {
+    // Timestamps must increase through the graph's frame syncs: a picture asked for again or
+    // out of order (the self-check) gets a fresh graph.
+    if let last = item.lastPTS, pts <= last { item.graph = nil }
     if item.graph == nil { try build(item) }
+    item.lastPTS = pts
     let layer: Frame
     do {
       layer = try Self.scaledAlpha(item.patch, by: opacity)
