@@ -58,56 +58,66 @@ enum Kuwahara {
     let high = radius...(2 * radius)
     let quadrants = [(low, low), (high, low), (high, high), (low, high)]
     var sample = [Double](repeating: 0, count: 3 * span * span)
+    let plane = span * span
     for y in 0..<height {
       for (jIndex, _) in offsets.enumerated() {
         let (r0, r1, fy) = rows[jIndex][y]
         for c in 0..<3 {
           let base = (c * span + jIndex) * width
           planes[c].withUnsafeBufferPointer { p in
-            for x in 0..<width {
-              vertical[base + x] = (1 - fy) * p[r0 * width + x] + fy * p[r1 * width + x]
+            vertical.withUnsafeMutableBufferPointer { v in
+              for x in 0..<width {
+                v[base + x] = (1 - fy) * p[r0 * width + x] + fy * p[r1 * width + x]
+              }
             }
           }
         }
       }
-      for x in 0..<width {
-        // Every tap's value once: sample[(c·span + j)·span + i].
-        for iIndex in 0..<span {
-          let (c0, c1, fx) = columns[iIndex][x]
-          for c in 0..<3 {
-            for jIndex in 0..<span {
-              let base = (c * span + jIndex) * width
-              sample[(c * span + jIndex) * span + iIndex] =
-                (1 - fx) * vertical[base + c0] + fx * vertical[base + c1]
-            }
-          }
-        }
-        var best = [0.0, 0.0, 0.0]
-        var least = 1e2
-        for (iRange, jRange) in quadrants {
-          var mean = [0.0, 0.0, 0.0]
-          var square = [0.0, 0.0, 0.0]
-          for jIndex in jRange {
-            for iIndex in iRange {
+      vertical.withUnsafeBufferPointer { v in
+        sample.withUnsafeMutableBufferPointer { t in
+          for x in 0..<width {
+            // Every tap's value once: t[c·span² + j·span + i].
+            for iIndex in 0..<span {
+              let (c0, c1, fx) = columns[iIndex][x]
               for c in 0..<3 {
-                let v = sample[(c * span + jIndex) * span + iIndex]
-                mean[c] += v
-                square[c] += v * v
+                for jIndex in 0..<span {
+                  let base = (c * span + jIndex) * width
+                  t[c * plane + jIndex * span + iIndex] =
+                    (1 - fx) * v[base + c0] + fx * v[base + c1]
+                }
               }
             }
+            var best = (0.0, 0.0, 0.0)
+            var least = 1e2
+            for (iRange, jRange) in quadrants {
+              var (m0, m1, m2) = (0.0, 0.0, 0.0)
+              var (s0, s1, s2) = (0.0, 0.0, 0.0)
+              for jIndex in jRange {
+                for iIndex in iRange {
+                  let k = jIndex * span + iIndex
+                  let (a, b, c) = (t[k], t[plane + k], t[2 * plane + k])
+                  m0 += a
+                  m1 += b
+                  m2 += c
+                  s0 += a * a
+                  s1 += b * b
+                  s2 += c * c
+                }
+              }
+              m0 /= n
+              m1 /= n
+              m2 /= n
+              let sigma = abs(s0 / n - m0 * m0) + abs(s1 / n - m1 * m1) + abs(s2 / n - m2 * m2)
+              if sigma < least {
+                least = sigma
+                best = (m0, m1, m2)
+              }
+            }
+            func level(_ value: Double) -> UInt8 { UInt8((min(max(value, 0), 1) * 255).rounded()) }
+            result[0][x] = level(best.0)
+            result[1][x] = level(best.1)
+            result[2][x] = level(best.2)
           }
-          var sigma = 0.0
-          for c in 0..<3 {
-            mean[c] /= n
-            sigma += abs(square[c] / n - mean[c] * mean[c])
-          }
-          if sigma < least {
-            least = sigma
-            best = mean
-          }
-        }
-        for c in 0..<3 {
-          result[c][x] = UInt8((min(max(best[c], 0), 1) * 255).rounded())
         }
       }
       for c in 0..<3 {
