@@ -438,8 +438,14 @@ extension CompositionResolver {
           )
         case (nil, nil, nil): size = (w, h)
         }
-        guard size.0 <= Overlay.maxPixels, size.1 <= Overlay.maxPixels else {
-          throw fail("scale", "the image would be \(size.0)x\(size.1), over \(Overlay.maxPixels)")
+        // At most twice the render's size each way: the image is scaled whole before the part
+        // on the picture is cut out, so a box far larger would only cost memory.
+        guard size.0 <= 2 * width, size.1 <= 2 * height else {
+          let key = overlay.scale != nil ? "scale" : (overlay.width != nil ? "width" : "height")
+          throw fail(
+            overlay.width == nil && overlay.height == nil && overlay.scale == nil ? "image" : key,
+            "the image would be \(size.0)x\(size.1), more than twice the \(width)x\(height) "
+              + "picture's size")
         }
         item.width = size.0
         item.height = size.1

@@ -126,6 +126,12 @@ import Testing
       try resolver(Self.facts).resolve(try document(Self.with(#"[{"image": "a.mp4"}]"#)))
     }
     #expect(video?.message.contains("not a still image") == true)
+    let huge = #expect(throws: CompositionError.self) {
+      try resolver(Self.facts).resolve(
+        try document(Self.with(#"[{"image": "logo.png", "scale": 8}]"#)))
+    }
+    #expect(huge?.location == "overlays[0].scale")
+    #expect(huge?.message.contains("1600x800") == true)
   }
 
   /// OTIO has no form for overlays: the timeline keeps them in `metadata.mediatools.overlays`,
