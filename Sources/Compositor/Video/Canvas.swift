@@ -277,10 +277,11 @@ final class LookStage {
         switch step {
         case .graph(let graph, let source, let sink):
           let output = Frame()
-          let saved = current.pts
-          current.pts = time.units(atRate: Rational(1_000_000, 1)!)
-          defer { current.pts = saved }
-          try graph.push(current, to: source)
+          let input = current
+          let saved = input.pts
+          input.pts = time.units(atRate: Rational(1_000_000, 1)!)
+          defer { input.pts = saved }
+          try graph.push(input, to: source)
           guard try graph.pull(from: sink, into: output) == .frame else {
             throw FFmpegError(code: -11, message: "the looks gave no picture")
           }
