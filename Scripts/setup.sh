@@ -11,6 +11,7 @@ packages=(
   libcurl4-openssl-dev  # the HTTP(S) client under --allow-network (loaded with dlopen on first use)
   nginx-light       # the network tests' real server on 127.0.0.1 (run unprivileged, temp config)
   ffmpeg            # ffmpeg/ffprobe: fixtures and the test oracle (no tool runs it)
+  fonts-dejavu-core # DejaVu Sans: the font file the text-overlay tests draw with (and fontconfig's Sans)
   mediainfo         # benchmark peer
   ffmpegthumbnailer # benchmark peer (mediaframe: Scripts/bench.sh frame)
   sndfile-programs  # sndfile-info: WAV header validation

@@ -30,6 +30,9 @@ public struct CompositionPlan: Codable, Sendable, Equatable {
   /// The looks on the whole picture (the document's `filters`), in order, every parameter set
   /// (defaults filled in); absent when there are none.
   public var looks: [Look]?
+  /// The images and titles drawn over the finished picture (the document's `overlays`), in
+  /// order, resolved; absent when there are none.
+  public var overlays: [PlannedOverlay]? = nil
 
   /// The rules every plan follows.
   public static let rules = [

@@ -192,10 +192,16 @@ public struct CompositionResolver: Sendable {
       }
     }
 
+    // 7. The overlays.
+    let overlays = try resolveOverlays(
+      document, starts: starts, ranges: clips.map { ($0.from, $0.to) }, total: total,
+      width: render.width, height: render.height, warnings: &warnings, lookUp: lookUp)
+
     return CompositionPlan(
       schemaVersion: 1, duration: total.time, render: render, segments: segments,
       transitions: transitions, audio: audio, markers: markers, rules: CompositionPlan.rules,
-      warnings: warnings, looks: Self.resolvedLooks(document.filters))
+      warnings: warnings, looks: Self.resolvedLooks(document.filters),
+      overlays: overlays.isEmpty ? nil : overlays)
   }
 
   /// Looks with their defaults filled in; nil for none (so a plan without looks is written as

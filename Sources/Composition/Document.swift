@@ -36,12 +36,15 @@ public struct CompositionDocument: Codable, Sendable, Equatable {
   /// Looks applied, in order, to the whole rendered picture (after the clips' own looks,
   /// transitions included); nil or empty: none.
   public var filters: [Look]?
+  /// Images and titles drawn over the finished picture (after `filters`), in order, each for
+  /// its time range; nil or empty: none.
+  public var overlays: [Overlay]?
 
   /// A document.
   public init(
     version: Int = CompositionDocument.currentVersion, size: FrameSize? = nil, fit: Fit? = nil,
     fps: ExactNumber? = nil, background: Color? = nil, clips: [Clip], audio: [AudioTrack]? = nil,
-    filters: [Look]? = nil
+    filters: [Look]? = nil, overlays: [Overlay]? = nil
   ) {
     self.version = version
     self.size = size
@@ -51,10 +54,11 @@ public struct CompositionDocument: Codable, Sendable, Equatable {
     self.clips = clips
     self.audio = audio
     self.filters = filters
+    self.overlays = overlays
   }
 
   enum CodingKeys: String, DocumentKeys {
-    case version, size, fit, fps, background, clips, audio, filters
+    case version, size, fit, fps, background, clips, audio, filters, overlays
   }
 }
 
@@ -537,7 +541,7 @@ extension CompositionDocument {
         throw fail("\(path).markers[\(number)].at", "\(marker.at) s is negative")
       }
       for (number, look) in (clip.filters ?? []).enumerated() {
-        try look.validate(path: "\(path).filters[\(number)]")
+        try look.validate(path: "\(path).filters[\(number)]", allowsTime: false)
       }
       try validatePicture(clip, path: path)
       if clip.source == nil {
@@ -559,6 +563,13 @@ extension CompositionDocument {
     }
     for (number, look) in (filters ?? []).enumerated() {
       try look.validate(path: "filters[\(number)]")
+    }
+    if let overlays, overlays.count > Overlay.maxCount {
+      throw fail(
+        "overlays", "\(overlays.count) overlays; at most \(Overlay.maxCount) are drawn")
+    }
+    for (number, overlay) in (overlays ?? []).enumerated() {
+      try overlay.validate(path: "overlays[\(number)]", clipCount: clips.count)
     }
     for (index, track) in (audio ?? []).enumerated() {
       let path = "audio[\(index)]"

@@ -39,8 +39,11 @@ public enum LookName: String, Codable, Sendable, CaseIterable {
   case toon
   /// GPUImageSwirlFilter: the picture turned around a centre, more near it.
   case swirl
-  /// GPUImageKuwaharaFilter: the mean of the least-varied quadrant (not renderable yet).
+  /// GPUImageKuwaharaFilter: the mean of the least-varied quadrant.
   case kuwahara
+  /// A custom look, as a custom shader: each of R, G, B given by an expression of the pixel's
+  /// r, g, b (0–1), its place x, y (0–1, at pixel centres), the picture's w, h and the time t.
+  case expression
 
   /// Reads the name, listing the known ones when it is not one of them.
   public init(from decoder: any Decoder) throws {
@@ -66,8 +69,11 @@ public enum LookValue: Codable, Sendable, Equatable {
   case matrix([[ExactNumber]])
   /// A colour `#rrggbb`.
   case color(Color)
+  /// Text: an expression (`"r*0.5 + x/4"`).
+  case text(String)
 
-  /// Reads a number, a list of numbers, a list of lists of numbers or a colour.
+  /// Reads a number, a list of numbers, a list of lists of numbers, a colour or a text (a
+  /// string that is neither a colour nor an exact number).
   public init(from decoder: any Decoder) throws {
     if let strict = decoder as? StrictJSONDecoder {
       switch strict.value.kind {
@@ -75,8 +81,10 @@ public enum LookValue: Codable, Sendable, Equatable {
       case .string(let text):
         if let color = Color(parsing: text) {
           self = .color(color)
-        } else {
+        } else if ExactNumber.parse(text) != nil {
           self = .number(try strict.decode(ExactNumber.self))
+        } else {
+          self = .text(text)
         }
       case .array(let items):
         if items.contains(where: { if case .array = $0.kind { true } else { false } }) {
@@ -92,6 +100,8 @@ public enum LookValue: Codable, Sendable, Equatable {
     let container = try decoder.singleValueContainer()
     if let text = try? container.decode(String.self), let color = Color(parsing: text) {
       self = .color(color)
+    } else if let text = try? container.decode(String.self), ExactNumber.parse(text) == nil {
+      self = .text(text)
     } else if let number = try? container.decode(ExactNumber.self) {
       self = .number(number)
     } else if let vector = try? container.decode([ExactNumber].self) {
@@ -109,6 +119,7 @@ public enum LookValue: Codable, Sendable, Equatable {
     case .vector(let vector): try container.encode(vector)
     case .matrix(let rows): try container.encode(rows)
     case .color(let color): try container.encode(color)
+    case .text(let text): try container.encode(text)
     }
   }
 
@@ -189,6 +200,18 @@ public struct Look: Codable, Sendable, Equatable {
     return nil
   }
 
+  /// An expression parameter's text (the default when left out; a number as its decimal).
+  public func expression(_ parameter: String) -> String? {
+    let value =
+      parameters[parameter]
+      ?? LookCatalog.parameters(of: name).first { $0.name == parameter }?.defaultValue
+    switch value {
+    case .text(let text): return text
+    case .number(let number): return "(\(number.numerator)/\(number.denominator))"
+    default: return nil
+    }
+  }
+
   /// A colour parameter's value (the default when left out).
   public func color(_ parameter: String) -> Color? {
     let value =
@@ -211,7 +234,8 @@ public struct Look: Codable, Sendable, Equatable {
   /// and that the look can be rendered (`LookCatalog.available`).
   ///
   /// - Throws: `CompositionError.invalidComposition` naming `path` and the parameter.
-  public func validate(path: String) throws(CompositionError) {
+  /// - Parameter allowsTime: false for a clip's looks: an expression there may not use `t`.
+  public func validate(path: String, allowsTime: Bool = true) throws(CompositionError) {
     func fail(_ location: String, _ message: String) -> CompositionError {
       .invalidComposition(location: location, message: message)
     }
@@ -234,6 +258,15 @@ public struct Look: Codable, Sendable, Equatable {
             + ")")
       }
       try spec.check(value, location: location)
+    }
+    if name == .expression, !allowsTime {
+      for channel in ["r", "g", "b"] {
+        if case .text(let text) = parameters[channel],
+          let problem = LookExpression.problem(in: text, allowsTime: false)
+        {
+          throw fail("\(path).\(channel)", problem)
+        }
+      }
     }
     if name == .vignette, let start = number("start"), let end = number("end"), start >= end {
       throw fail("\(path).start", "start (\(start)) must be less than end (\(end))")
@@ -271,6 +304,9 @@ public struct LookParameter: Sendable {
     case matrix(bound: Double)
     /// 3 or 4 numbers, each from `-bound` to `bound`.
     case vector(bound: Double)
+    /// An expression (libavutil's syntax) of the variables `LookExpression.variables`, or a
+    /// number.
+    case expression
   }
 
   /// The snake_case name.
@@ -292,6 +328,7 @@ public struct LookParameter: Sendable {
     case .color: "#rrggbb"
     case .matrix(let bound): "3×3 or 4×4, entries -\(format(bound)) to \(format(bound))"
     case .vector(let bound): "3 or 4 numbers, -\(format(bound)) to \(format(bound))"
+    case .expression: "an expression of r, g, b, x, y, w, h, t"
     }
   }
 
@@ -317,6 +354,9 @@ public struct LookParameter: Sendable {
         throw fail("expected a point [x, y], each 0 to 1")
       }
     case (.color, .color): break
+    case (.expression, .number): break
+    case (.expression, .text(let text)):
+      if let problem = LookExpression.problem(in: text) { throw fail(problem) }
     case (.matrix(let bound), .matrix(let rows)):
       guard rows.count == 3 || rows.count == 4, rows.allSatisfy({ $0.count == rows.count })
       else { throw fail("expected a 3×3 or 4×4 matrix (rows of numbers)") }
@@ -342,6 +382,7 @@ public struct LookParameter: Sendable {
         case .color: "a colour #rrggbb"
         case .matrix: "a matrix (rows of numbers)"
         case .vector: "a list of numbers"
+        case .expression: "an expression (a string) or a number"
         }
       throw fail("expected \(expected)")
     }
@@ -356,7 +397,7 @@ public enum LookCatalog {
   public static let available: Set<LookName> = [
     .brightness, .contrast, .saturation, .gamma, .exposure, .hue, .sepia, .grayscale, .invert,
     .colorMatrix, .pixellate, .vignette, .sharpen, .sobel, .sketch, .gaussianBlur, .swirl,
-    .toon,
+    .toon, .expression, .kuwahara,
   ]
 
   private static func n(_ value: Double) -> LookValue {
@@ -495,6 +536,14 @@ public enum LookCatalog {
           name: "radius", shape: .integer(minimum: 1, maximum: 10), defaultValue: n(3),
           meaning: "the quadrants' size")
       ]
+    case .expression:
+      ["r", "g", "b"].map { channel in
+        LookParameter(
+          name: channel, shape: .expression, defaultValue: .text(channel),
+          meaning: "the output's \(channel.uppercased()) (0 to 1, clamped), an expression of the "
+            + "pixel's r, g, b (0 to 1), x, y (0 to 1, pixel centres), w, h (pixels) and t "
+            + "(seconds)")
+      }
     }
   }
 

@@ -112,6 +112,11 @@ public enum CompositionLoader {
       try CompositionSources.facts(path)
     }
     let plan = try resolver.resolve(document)
+    try OverlayStage.checkFonts(plan)
+    for segment in plan.segments {
+      try LookFilters.checkExpressions(segment.looks ?? [], path: "clips[\(segment.index)].filters")
+    }
+    try LookFilters.checkExpressions(plan.looks ?? [], path: "filters")
     return LoadedComposition(document: document, format: format, plan: plan)
   }
 }

@@ -280,6 +280,8 @@ struct Renderer {
   let references: CheckReferences?
   /// The composition's own looks on every finished picture (nil: none).
   let looks: LookStage?
+  /// The composition's overlays on every finished picture, after the looks (nil: none).
+  let overlays: OverlayStage?
   let background: Frame
   let frameCount: Int64
   private(set) var samples: Int64 = 0
@@ -359,6 +361,11 @@ struct Renderer {
       looks = try LookStage(looks: list, canvas: canvas)
     } else {
       looks = nil
+    }
+    if let list = plan.overlays, !list.isEmpty {
+      overlays = try OverlayStage(overlays: list, canvas: canvas)
+    } else {
+      overlays = nil
     }
   }
 
@@ -459,7 +466,8 @@ struct Renderer {
           picture = pb
         }
       }
-      if let looks { picture = try looks.apply(picture) }
+      if let looks { picture = try looks.apply(picture, time: time) }
+      if let overlays { picture = try overlays.apply(picture, frame: index) }
       references?.keep(picture, frame: index)
       picture.pts = index
       let encodeStart = MonotonicClock.seconds()

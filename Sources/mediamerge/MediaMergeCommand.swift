@@ -84,7 +84,9 @@ struct MediaMergeCommand: ParsableCommand {
       clip's crop (stored pixels), rotate and mirror, speed (1/4 to 4; atempo keeps the pitch, \
       or pitch follow) and freeze frames (silent), \
       transitions (crossfade, fade through the background, wipes, slides), audio tracks with \
-      volumes, fades, ramps and loops, markers as chapters. Every source is probed first and \
+      volumes, fades, ramps and loops, markers as chapters, overlays (images and text titles \
+      with a place, size, opacity, blend mode, time range and fades, over the finished \
+      picture). Every source is probed first and \
       every input error reported with its code before anything is written. The output is H.264 \
       (libx264 veryfast, CRF 20, High, 4:2:0) and AAC 160 kbit/s 48 kHz stereo in MP4 with \
       +faststart on the document's frame grid; sources are opened only while on screen. Before \

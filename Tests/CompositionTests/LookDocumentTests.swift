@@ -64,7 +64,7 @@ import Testing
       #"[{"name": "vignette", "center": [0.5, 1.5]}]"#, "clips[0].filters[0].center",
       "each 0 to 1"
     ),
-    (#"[{"name": "kuwahara"}]"#, "clips[0].filters[0].name", "not available yet"),
+    (#"[{"name": "kuwahara", "radius": 2.5}]"#, "clips[0].filters[0].radius", "whole"),
     (
       #"[{"name": "color_matrix", "color_matrix": [[1, 0, 0, 1.5], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]], "offset": [1, 0, 0]}]"#,
       "clips[0].filters[0].offset", "2.5, out of range"

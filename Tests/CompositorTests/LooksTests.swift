@@ -599,9 +599,10 @@ import Testing
 
   // MARK: - The hook
 
-  /// Every look the reader accepts renders, and those it refuses do not.
+  /// Every look the reader accepts renders, and those it refuses do not. (Kuwahara is a filter
+  /// of our own, not a graph description: `LookStage` runs it, `KuwaharaTests` test it.)
   @Test func availableLooksRender() throws {
-    for name in LookName.allCases {
+    for name in LookName.allCases where name != .kuwahara {
       let description = try? LookFilters.rgbChain([Look(name: name)])
       #expect((description != nil) == LookCatalog.available.contains(name), "\(name)")
       if let description {

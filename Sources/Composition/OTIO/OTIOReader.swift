@@ -164,10 +164,11 @@ struct MediatoolsClipMetadata: Decodable {
   var mirror: Bool?
   var speed: ExactNumber?
   var pitch: Pitch?
+  var overlays: [Overlay]?
 
   enum CodingKeys: String, DocumentKeys {
     case kind, volume, duration, fps, type, loop, fadeIn, fadeOut, ramps, size, fit, background
-    case filters, crop, rotate, mirror, speed, pitch
+    case filters, crop, rotate, mirror, speed, pitch, overlays
   }
 }
 
@@ -256,7 +257,7 @@ private struct Reader {
     return CompositionDocument(
       size: settings?.size, fit: settings?.fit, fps: settings?.fps,
       background: settings?.background, clips: clips, audio: audio.isEmpty ? nil : audio,
-      filters: settings?.filters)
+      filters: settings?.filters, overlays: settings?.overlays)
   }
 
   /// Effects, markers on a container, a trimmed container: errors.

@@ -350,6 +350,9 @@ private struct Writer {
     if let filters = document.filters, !filters.isEmpty {
       settings.append(("filters", json(filters)))
     }
+    if let overlays = document.overlays, !overlays.isEmpty {
+      settings.append(("overlays", json(overlays)))
+    }
     return .object([
       ("OTIO_SCHEMA", .string("Timeline.1")), ("metadata", metadata(settings)),
       ("name", .string("")), ("global_start_time", .null),

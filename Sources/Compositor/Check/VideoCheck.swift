@@ -154,6 +154,11 @@ enum VideoCheck {
     // The composition's looks apply to the reference pictures as they did to the output's.
     var looks: LookStage?
     if let list = plan.looks, !list.isEmpty { looks = try LookStage(looks: list, canvas: canvas) }
+    // And the overlays, drawn on the reference at the same output frame.
+    var overlays: OverlayStage?
+    if let list = plan.overlays, !list.isEmpty {
+      overlays = try OverlayStage(overlays: list, canvas: canvas)
+    }
     keyframes.sort()
     /// The last keyframe at or before `time` (-1: none).
     func keyframe(before time: MediaTime) -> Int {
@@ -188,7 +193,8 @@ enum VideoCheck {
         segment: target.segment, canvas: canvas, decoderThreads: decoderThreads,
         background: background)
       var expected = try reference.picture(at: time)
-      if let looks { expected = try looks.apply(expected) }
+      if let looks { expected = try looks.apply(expected, time: time) }
+      if let overlays { expected = try overlays.apply(expected, frame: frame) }
       reference.close()
       measured[frame] = psnr(planes(picture.frame), planes(expected))
     }

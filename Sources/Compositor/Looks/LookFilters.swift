@@ -1,3 +1,4 @@
+import AV
 import Composition
 import MediaCore
 
@@ -67,10 +68,23 @@ package enum LookFilters {
   ) throws(LookError) -> String {
     guard !looks.isEmpty else { return "null" }
     let range = fullRange ? "full" : "limited"
-    let flags = "flags=bicubic+accurate_rnd+full_chroma_int"
     return "scale=in_color_matrix=\(matrix):in_range=\(range):\(flags),"
       + (try rgbChain(looks, width: width, height: height, labels: labels))
-      + ",scale=out_color_matrix=\(matrix):out_range=\(range):\(flags),format=yuv420p"
+      + "," + fromRGB(matrix: matrix, fullRange: fullRange)
+  }
+
+  static let flags = "flags=bicubic+accurate_rnd+full_chroma_int"
+
+  /// Y'CbCr (`matrix`, its range) to full-range R'G'B' (`gbrp`), as `chain` converts.
+  package static func toRGB(matrix: String, fullRange: Bool) -> String {
+    "scale=in_color_matrix=\(matrix):in_range=\(fullRange ? "full" : "limited")"
+      + ":\(flags),format=gbrp"
+  }
+
+  /// R'G'B' back to Y'CbCr 4:2:0 with `matrix` and its range, as `chain` converts.
+  package static func fromRGB(matrix: String, fullRange: Bool) -> String {
+    "scale=out_color_matrix=\(matrix):out_range=\(fullRange ? "full" : "limited")"
+      + ":\(flags),format=yuv420p"
   }
 
   /// One look's filters (on `gbrp`, giving `gbrp`).
@@ -215,6 +229,48 @@ package enum LookFilters {
         + "[\(p)][\(m)]blend=all_mode=multiply"
     case .kuwahara:
       throw LookError(look: look.name)
+    case .expression:
+      return expression(look)
+    }
+  }
+
+  /// The `expression` look as `geq` on R'G'B': each channel's expression with the variables
+  /// written as geq's (r → r(X,Y)/255, x → (X+0.5)/W, w → W, t → T: the picture's timestamp),
+  /// the result clamped to 0–1 and written as the nearest level.
+  static func expression(_ look: Look) -> String {
+    let replacements = [
+      "r": "(r(X,Y)/255)", "g": "(g(X,Y)/255)", "b": "(b(X,Y)/255)", "x": "((X+0.5)/W)",
+      "y": "((Y+0.5)/H)", "w": "W", "h": "H", "t": "T",
+    ]
+    return "geq=interpolation=nearest:"
+      + ["r", "g", "b"].map { channel in
+        let text = look.expression(channel) ?? channel
+        return "\(channel)='clip(round(255*(\(LookExpression.rewrite(text, replacements)))),0,255)'"
+      }.joined(separator: ":")
+  }
+
+  /// Parses each `expression` look's expressions with libavfilter (`geq` configured on a
+  /// 2×2 picture), so one it cannot read is named before anything renders.
+  ///
+  /// - Throws: `CompositionError.invalidComposition` naming `<path>.r` (or `.g`, `.b`).
+  package static func checkExpressions(_ looks: [Look], path: String) throws(CompositionError) {
+    for (index, look) in looks.enumerated() where look.name == .expression {
+      for channel in ["r", "g", "b"] {
+        var single = Look(name: .expression)
+        single.parameters[channel] = look.parameters[channel]
+        let description = "color=s=2x2:d=0.04,format=gbrp," + expression(single)
+        do throws(FFmpegError) {
+          let graph = try FilterGraph(threads: 1)
+          let sink = try graph.addVideoSink(name: "out", pixelFormats: [.gbrp])
+          try graph.configure(description + "[out]")
+          _ = try graph.pull(from: sink, into: Frame())
+        } catch {
+          throw .invalidComposition(
+            location: "\(path)[\(index)].\(channel)",
+            message: "\"\(look.expression(channel) ?? channel)\" is not an expression libavutil "
+              + "reads (\(error.message.components(separatedBy: " in the graph").first ?? ""))")
+        }
+      }
     }
   }
 

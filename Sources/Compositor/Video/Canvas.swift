@@ -107,6 +107,8 @@ final class PictureTransformer {
   private var input: (width: Int, height: Int, format: PixelFormat)?
   private var tags = ColorTags.unspecified
   private let timeBase = Rational(1, 1_000_000)!
+  /// The looks when they hold a Kuwahara (run after the graph instead of inside it).
+  private var after: LookStage?
 
   init(canvas: Canvas, transform: SegmentTransform, looks: [Look] = []) {
     self.canvas = canvas
@@ -147,6 +149,7 @@ final class PictureTransformer {
     } catch {
       throw .render(.filter("cannot place a picture on the canvas", error))
     }
+    if let after { return try after.apply(output) }
     return output
   }
 
@@ -167,7 +170,12 @@ final class PictureTransformer {
     throws(CompositorError)
   {
     var description = canvas.transformFilter(transform, tags: tags, format: format)
-    if !looks.isEmpty { description += "," + (try canvas.lookChain(looks)) }
+    if looks.contains(where: { $0.name == .kuwahara }) {
+      // Kuwahara is not a libavfilter filter: the looks run after the graph (`LookStage`).
+      if after == nil { after = try LookStage(looks: looks, canvas: canvas) }
+    } else if !looks.isEmpty {
+      description += "," + (try canvas.lookChain(looks))
+    }
     do {
       let graph = try FilterGraph(threads: canvas.filterThreads)
       source = try graph.addVideoSource(
@@ -200,45 +208,99 @@ extension Canvas {
 }
 
 /// The composition's looks (the document's top-level `filters`) on each finished picture of the
-/// canvas, before it is encoded: one graph, one picture in and one out.
+/// canvas, before it is encoded: one graph, one picture in and one out. Kuwahara (a filter of
+/// our own, `Kuwahara`) splits the chain: the graph before it delivers R'G'B' (`gbrp`), the
+/// filter runs, the graph after it takes R'G'B' on (the looks around it stay in R'G'B').
 final class LookStage {
-  private let graph: FilterGraph
-  private let source: FilterGraph.Source
-  private let sink: FilterGraph.Sink
+  private enum Step {
+    case graph(FilterGraph, FilterGraph.Source, FilterGraph.Sink)
+    case kuwahara(radius: Int)
+  }
+  private var steps: [Step] = []
 
   /// A stage for `looks` on `canvas`'s pictures.
   init(looks: [Look], canvas: Canvas) throws(CompositorError) {
-    let description = try canvas.lookChain(looks)
+    guard looks.contains(where: { $0.name == .kuwahara }) else {
+      steps = [try Self.graph(try canvas.lookChain(looks), from: .yuv420p, to: .yuv420p, canvas)]
+      return
+    }
+    // Runs of graph looks between the Kuwahara looks, in R'G'B' from the first conversion to
+    // the last.
+    var runs: [[Look]] = [[]]
+    var radii: [Int] = []
+    for look in looks {
+      if look.name == .kuwahara {
+        radii.append(Int(look.number("radius") ?? 3))
+        runs.append([])
+      } else {
+        runs[runs.count - 1].append(look)
+      }
+    }
+    let matrix = canvas.colors.matrix
+    for (index, run) in runs.enumerated() {
+      let first = index == 0
+      let last = index == runs.count - 1
+      var chain: String
+      do {
+        chain = try LookFilters.rgbChain(
+          run, width: canvas.width, height: canvas.height, labels: "look\(index)_")
+      } catch {
+        throw .render(.invalidSettings(error.description))
+      }
+      if first { chain = LookFilters.toRGB(matrix: matrix, fullRange: false) + "," + chain }
+      if last { chain += "," + LookFilters.fromRGB(matrix: matrix, fullRange: false) }
+      steps.append(
+        try Self.graph(
+          chain, from: first ? .yuv420p : .gbrp, to: last ? .yuv420p : .gbrp, canvas))
+      if !last { steps.append(.kuwahara(radius: radii[index])) }
+    }
+  }
+
+  private static func graph(
+    _ description: String, from input: PixelFormat, to output: PixelFormat, _ canvas: Canvas
+  ) throws(CompositorError) -> Step {
     do {
-      graph = try FilterGraph(threads: canvas.filterThreads)
-      source = try graph.addVideoSource(
+      let graph = try FilterGraph(threads: canvas.filterThreads)
+      let source = try graph.addVideoSource(
         name: "in",
         VideoParameters(
-          width: canvas.width, height: canvas.height, pixelFormat: .yuv420p,
+          width: canvas.width, height: canvas.height, pixelFormat: input,
           timeBase: Rational(1, 1_000_000)!, sampleAspectRatio: Rational(1, 1)!,
           frameRate: canvas.frameRate))
-      sink = try graph.addVideoSink(name: "out", pixelFormats: [.yuv420p])
+      let sink = try graph.addVideoSink(name: "out", pixelFormats: [output])
       try graph.configure(description)
+      return .graph(graph, source, sink)
     } catch {
       throw .render(.filter("cannot build the looks \(description)", error))
     }
   }
 
-  /// `picture` with the looks applied (a new frame; `picture` is left as it was).
-  func apply(_ picture: Frame) throws(CompositorError) -> Frame {
-    let output = Frame()
+  /// `picture` with the looks applied (a new frame; `picture` is left as it was); `time` is its
+  /// composition time (an expression's `t`), pushed as its timestamp in microseconds.
+  func apply(_ picture: Frame, time: MediaTime = .zero) throws(CompositorError) -> Frame {
+    var current = picture
     do throws(FFmpegError) {
-      let saved = picture.pts
-      picture.pts = 0
-      defer { picture.pts = saved }
-      try graph.push(picture, to: source)
-      guard try graph.pull(from: sink, into: output) == .frame else {
-        throw FFmpegError(code: -11, message: "the looks gave no picture")
+      for step in steps {
+        switch step {
+        case .graph(let graph, let source, let sink):
+          let output = Frame()
+          let input = current
+          let saved = input.pts
+          input.pts = time.units(atRate: Rational(1_000_000, 1)!)
+          defer { input.pts = saved }
+          try graph.push(input, to: source)
+          guard try graph.pull(from: sink, into: output) == .frame else {
+            throw FFmpegError(code: -11, message: "the looks gave no picture")
+          }
+          current = output
+        case .kuwahara(let radius):
+          current = try Kuwahara.apply(current, radius: radius)
+        }
       }
     } catch {
-      throw .render(.filter("cannot apply the composition's looks", error))
+      throw .render(.filter("cannot apply the looks", error))
     }
-    output.color = picture.color
-    return output
+    current.color = picture.color
+    return current
   }
 }
