@@ -16,6 +16,11 @@
                                     profiles up to 7, dvvC above) with rpu_present=1, el_present=0,
                                     bl_present=1 and the given bl_signal_compatibility_id; the
                                     file's moov must come after mdat (ffmpeg's default)
+  mp4patch.py edit-list FILE KIND MEDIA_TIME DURATION
+                                    set the first entry of the elst of the first track whose
+                                    handler is KIND (soun, vide) to start at MEDIA_TIME (media
+                                    timescale) and last DURATION (movie timescale); the entry
+                                    count and box sizes stay as they are
 """
 import struct
 import sys
@@ -176,6 +181,25 @@ def dolby_vision(path, fourcc, profile, level, compatibility):
     open(path, "wb").write(data)
 
 
+def edit_list(path, kind, media_time, duration):
+    """Rewrites the first elst entry of the first track with handler `kind` in place."""
+    data = bytearray(open(path, "rb").read())
+    for offset, header, size in find(data, ["moov", "trak"]):
+        handlers = find(data, ["mdia", "hdlr"], offset + header, offset + size)
+        if not handlers or data[handlers[0][0] + 16:handlers[0][0] + 20] != kind.encode():
+            continue
+        (elst, elst_header, _), = find(data, ["edts", "elst"], offset + header, offset + size)
+        version = data[elst + elst_header]
+        entry = elst + elst_header + 8  # version, flags, entry count
+        if version == 1:
+            struct.pack_into(">Qq", data, entry, duration, media_time)
+        else:
+            struct.pack_into(">Ii", data, entry, duration, media_time)
+        open(path, "wb").write(data)
+        return
+    sys.exit("no %s track with an edit list" % kind)
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 7 and sys.argv[1] == "matrix":
         set_matrix(sys.argv[2], *(int(v) for v in sys.argv[3:7]))
@@ -191,5 +215,7 @@ if __name__ == "__main__":
         empty_video(sys.argv[2])
     elif len(sys.argv) == 7 and sys.argv[1] == "dolby-vision":
         dolby_vision(sys.argv[2], sys.argv[3], *(int(v) for v in sys.argv[4:7]))
+    elif len(sys.argv) == 6 and sys.argv[1] == "edit-list":
+        edit_list(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
     else:
         sys.exit(__doc__)

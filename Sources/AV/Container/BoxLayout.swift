@@ -81,7 +81,66 @@ package struct BoxLayout: Equatable {
     package var oneTickPerSample = false
     /// The chunk offsets (`stco`/`co64`), read for `ipcm`/`fpcm` tracks only.
     package var chunkOffsets: [Int64] = []
+    /// For a track with an edit list: the composition interval its sample table covers, in the
+    /// media timescale (`stts` decoding times plus `ctts` offsets: the earliest sample's
+    /// composition time, and the latest composition time plus that sample's duration). Nil
+    /// without an edit list or when the tables are unreadable or hold over `tableLimit` samples.
+    package var tableStart: Int64?
+    package var tableEnd: Int64?
+    /// With one media edit: the samples it presents (`readPresentation`), nil otherwise.
+    package var presentedSamples: Int64?
+    /// With one media edit: the earliest composition time at or after the presented interval's
+    /// start (the first sample shown whole; libavformat's first presented packet).
+    package var firstWholeSample: Int64?
+
+    /// What a track with one media edit presents (ISO/IEC 14496-12 8.6.6: the edit maps the
+    /// media interval `[media_time, media_time + segment_duration)` onto the presentation, after
+    /// the empty edits before it): the part of that interval the sample table covers, in the
+    /// media timescale. Samples before `media_time` (AAC priming, frames decoded only as
+    /// references) and after its end (encoder padding) are not presented; an edit that runs past
+    /// the last sample ends with it. Nil without an edit list, with more than one media edit, or
+    /// with an unknown timescale or table.
+    package func presentation(movieTimescale: Int64?) -> Presentation? {
+      guard let movieTimescale, movieTimescale > 0, timescale > 0, let tableStart, let tableEnd
+      else { return nil }
+      let media = edits.enumerated().filter { $0.element.mediaTime >= 0 }
+      guard media.count == 1, let (position, edit) = media.first else { return nil }
+      // Only empty edits (gaps) may come before the media edit.
+      let delay = edits[..<position].reduce(Int64(0)) { $0 + $1.duration }
+      let length =
+        edit.duration == 0
+        ? tableEnd - edit.mediaTime  // a duration of 0: the rest of the media (an unfinished file)
+        : Rational.rescale(
+          edit.duration, from: Rational(1, movieTimescale)!, to: Rational(1, timescale)!)
+      let start = Swift.max(edit.mediaTime, tableStart)
+      let end = Swift.min(edit.mediaTime + length, tableEnd)
+      return Presentation(
+        delay: Rational.rescale(
+          delay, from: Rational(1, movieTimescale)!, to: Rational(1, timescale)!),
+        mediaTime: edit.mediaTime, start: start, end: Swift.max(start, end))
+    }
   }
+
+  /// The part of a track's media an edit list presents, in the media timescale.
+  package struct Presentation: Equatable {
+    /// The empty edits before the media edit (the track starts this late in the movie).
+    package var delay: Int64
+    /// The edit's `media_time`: the media time shown at `delay` in the presentation.
+    package var mediaTime: Int64
+    /// The presented media interval: from the first presented sample (or `media_time`) to the
+    /// end of the edit or of the last sample, whichever comes first.
+    package var start: Int64
+    package var end: Int64
+    /// How long the presented samples last.
+    package var ticks: Int64 { end - start }
+    /// Where the presentation ends on the track's timeline, which starts at 0 with the delay:
+    /// libavformat's timestamps after applying the edit (`media_time` at `delay`).
+    package var endOnTimeline: Int64 { delay + end - mediaTime }
+  }
+
+  /// Samples the sample table may hold for `Track.tableStart`/`tableEnd` to be read (a 16-hour
+  /// recording at 60 fps; the tables of larger tracks are not walked).
+  static let tableLimit: Int64 = 3_500_000
 
   /// An ISO/IEC 23003-5 `pcmC` box: how the samples of an `ipcm` (integer) or `fpcm` (float)
   /// sample entry are stored.
@@ -172,6 +231,8 @@ package struct BoxLayout: Equatable {
   private mutating func readTrack(_ file: BoxFile, _ children: [BoxFile.Header]) {
     var track = Track()
     var id: Int64?
+    var timeToSample: BoxFile.Header?
+    var compositionOffsets: BoxFile.Header?
     for child in children {
       switch child.type {
       case "tkhd":
@@ -198,6 +259,8 @@ package struct BoxLayout: Equatable {
           {
             var offsets: [BoxFile.Header] = []
             for table in stbl.children(in: file) {
+              if table.type == "stts" { timeToSample = table }
+              if table.type == "ctts" { compositionOffsets = table }
               switch table.type {
               case "stsz", "stz2":
                 let body = file.bytes(at: table.body, count: 12)
@@ -220,6 +283,9 @@ package struct BoxLayout: Equatable {
       }
     }
     guard let id else { return }
+    if !track.edits.isEmpty, let timeToSample {
+      readPresentation(file, timeToSample, compositionOffsets, into: &track)
+    }
     let defaults = tracks[id]?.defaultSampleDuration ?? 0
     track.defaultSampleDuration = defaults
     tracks[id] = track
@@ -262,6 +328,82 @@ package struct BoxLayout: Equatable {
     let count = Int(min(int(header, 4, 4), 1_000_000, Int64(table.size) / Int64(width)))
     let body = file.bytes(at: table.body + 8, count: count * width)
     return (0..<(body.count / width)).map { int(body, $0 * width, width) }
+  }
+
+  /// The run-length entries (count, value) of an `stts` or `ctts` box; nil when the box is cut
+  /// short or lists more than `tableLimit` samples.
+  private static func runs(_ file: BoxFile, _ table: BoxFile.Header) -> [(Int64, Int64)]? {
+    let header = file.bytes(at: table.body, count: 8)
+    guard header.count == 8 else { return nil }
+    let count = int(header, 4, 4)
+    guard count <= tableLimit, UInt64(count) * 8 + 8 <= table.size else { return nil }
+    let body = file.bytes(at: table.body + 8, count: Int(count) * 8)
+    guard body.count == Int(count) * 8 else { return nil }
+    var runs: [(Int64, Int64)] = []
+    var samples: Int64 = 0
+    for index in 0..<Int(count) {
+      let run = int(body, index * 8, 4)
+      // ctts version 1 offsets are signed; version 0 ones are meant as unsigned but written
+      // signed by some muxers: read both signed, as libavformat does.
+      let value = Int64(Int32(truncatingIfNeeded: int(body, index * 8 + 4, 4)))
+      samples += run
+      guard samples <= tableLimit else { return nil }
+      runs.append((run, value))
+    }
+    return runs
+  }
+
+  /// The composition times of a sample table (decoding time plus `ctts` offset), in decoding
+  /// order, with each sample's duration (`stts`), in the media timescale.
+  private static func compositionTimes(
+    _ file: BoxFile, _ stts: BoxFile.Header, _ ctts: BoxFile.Header?
+  ) -> [(time: Int64, duration: Int64)]? {
+    guard let durations = runs(file, stts) else { return nil }
+    let offsets = ctts.flatMap { runs(file, $0) } ?? []
+    var times: [(time: Int64, duration: Int64)] = []
+    var decoding: Int64 = 0
+    var offsetRun = 0
+    var leftInRun = offsets.first?.0 ?? 0
+    for (count, delta) in durations {
+      for _ in 0..<count {
+        while leftInRun == 0, offsetRun + 1 < offsets.count {
+          offsetRun += 1
+          leftInRun = offsets[offsetRun].0
+        }
+        let offset = leftInRun == 0 ? 0 : offsets[offsetRun].1
+        if leftInRun > 0 { leftInRun -= 1 }
+        times.append((decoding + offset, delta))
+        decoding += delta
+      }
+    }
+    return times
+  }
+
+  /// Reads a track's sample table interval and, with one media edit, how many of its samples
+  /// the edit presents: those whose display interval (from its composition time to the next
+  /// composition time in display order; the last one its own duration) overlaps the presented
+  /// media interval: the frame on screen when the edit starts is shown, as are frames the edit
+  /// ends inside.
+  private func readPresentation(
+    _ file: BoxFile, _ stts: BoxFile.Header, _ ctts: BoxFile.Header?, into track: inout Track
+  ) {
+    guard let samples = Self.compositionTimes(file, stts, ctts), !samples.isEmpty else { return }
+    let sorted = samples.sorted { $0.time < $1.time }
+    track.tableStart = sorted.first!.time
+    track.tableEnd = samples.map { $0.time + $0.duration }.max()!
+    // PCM stored one sample per tick: the demuxer packs chunks, its frames are not samples.
+    guard !track.oneTickPerSample,
+      let presentation = track.presentation(movieTimescale: movieTimescale)
+    else { return }
+    var count: Int64 = 0
+    for (index, sample) in sorted.enumerated() {
+      let end = index + 1 < sorted.count ? sorted[index + 1].time : sample.time + sample.duration
+      if sample.time < presentation.end, end > presentation.start, end > sample.time { count += 1 }
+      if track.firstWholeSample == nil, sample.time >= presentation.start {
+        track.firstWholeSample = sample.time
+      }
+    }
+    track.presentedSamples = count
   }
 
   private static func edits(_ file: BoxFile, _ elst: BoxFile.Header) -> [Edit] {

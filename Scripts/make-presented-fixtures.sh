@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Makes Tests/PresentedFixtures (issue 26): small files by construction whose presented duration
+# and frame count a specification decides, not the packets libavformat hands out. Each test takes
+# its expected values from the construction or from an independent reader of the file's own
+# structures (Tests/PresentedFixtures/mp4_presented.py for MP4 edit lists). Run from
+# Scripts/make-fixtures.sh, or alone.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=Tests/PresentedFixtures tmp=/tmp/mediatools-presented
+mkdir -p "$dir" "$tmp"
+ff() { ffmpeg -nostdin -hide_banner -loglevel error -y "$@"; }
+bitexact=(-fflags +bitexact -flags:v +bitexact -flags:a +bitexact)
+patch() { python3 Scripts/mp4patch.py "$@"; }
+
+# Class 1: AAC in MP4 with an edit list. 1 s of 44.1 kHz sine (44,100 samples): ffmpeg writes an
+# elst that skips the 1,024 priming samples (media_time 1024) and lasts 1 s; then the same file
+# with the edit patched to last 0.5 s (500 of the movie's 1000 units), and to start 4,096 samples
+# in and last 1 s, past the sample table's end (its last sample lasts 68 ticks in stts).
+ff -f lavfi -i "sine=frequency=440:sample_rate=44100:duration=1" -c:a aac -b:a 32k "${bitexact[@]}" "$dir/aac_priming.m4a"
+cp "$dir/aac_priming.m4a" "$dir/aac_edit_half.m4a"
+patch edit-list "$dir/aac_edit_half.m4a" soun 1024 500
+cp "$dir/aac_priming.m4a" "$dir/aac_edit_past_samples.m4a"
+patch edit-list "$dir/aac_edit_past_samples.m4a" soun 4096 1000
+
+# Class 2: edit lists that start inside a GOP. 2 s at 25 fps (timescale 12800: 512 ticks a
+# frame), a keyframe every 25 frames, B-frames (ctts; ffmpeg's edit starts at the first
+# composition time, 1024). `-ss 0.5 -c copy` makes the edit start half-way through frame 12
+# (media_time 7424 = 1024 + 12.5 frames) for 1.5 s: frames 12 to 49 are shown (38), frames 0 to
+# 11 only decoded. H.264 and HEVC. Then an H.264 edit patched to start at frame 10 (6144) and last
+# 5 s, past the samples: frames 10 to 49 (40 frames, 1.6 s).
+ff -f lavfi -i "testsrc2=size=96x72:rate=25" -t 2 -c:v libx264 -preset veryfast -pix_fmt yuv420p -g 25 -bf 2 "${bitexact[@]}" "$tmp/h264.mp4"
+ff -f lavfi -i "testsrc2=size=96x72:rate=25" -t 2 -c:v libx265 -preset ultrafast -x265-params log-level=error:keyint=25:bframes=2 -tag:v hvc1 "${bitexact[@]}" "$tmp/hevc.mp4"
+ff -ss 0.5 -i "$tmp/h264.mp4" -c copy "${bitexact[@]}" "$dir/h264_edit_mid_gop.mp4"
+ff -ss 0.5 -i "$tmp/hevc.mp4" -c copy "${bitexact[@]}" "$dir/hevc_edit_mid_gop.mp4"
+cp "$tmp/h264.mp4" "$dir/h264_edit_past_samples.mp4"
+patch edit-list "$dir/h264_edit_past_samples.mp4" vide 6144 5000
+# Class 3: MP3. A CBR file with ffmpeg's Info frame and LAME tag (1 s at 44.1 kHz: 40 audio
+# frames, delay 576, padding 1404), then 300 zero bytes and text after its last frame; the same
+# tone without an Info frame (`-write_xing 0`); and 0.3 s (13 audio frames) whose Info frame was
+# trimmed to 200 bytes (its LAME tag whole, the rest of the frame gone: the next frame starts
+# inside its stated size) and to 30 bytes (cut inside its fields).
+ff -f lavfi -i "sine=frequency=440:sample_rate=44100:duration=1" -c:a libmp3lame -b:a 64k "${bitexact[@]}" "$tmp/info.mp3"
+{ cat "$tmp/info.mp3"; head -c 300 /dev/zero; printf 'not an MPEG audio frame %.0s' 1 2 3 4 5 6 7 8; } >"$dir/mp3_trailing_garbage.mp3"
+ff -f lavfi -i "sine=frequency=440:sample_rate=44100:duration=1" -c:a libmp3lame -b:a 64k -write_xing 0 "${bitexact[@]}" "$dir/mp3_cbr_no_info.mp3"
+ff -f lavfi -i "sine=frequency=440:sample_rate=44100:duration=0.3" -c:a libmp3lame -b:a 64k -id3v2_version 0 "${bitexact[@]}" "$tmp/short.mp3"
+python3 - "$tmp/short.mp3" "$dir" <<'PY'
+import sys
+data = open(sys.argv[1], "rb").read()
+assert data[:2] == b"\xff\xfb" and data[21:25] == b"Info", "an Info frame first (mono: 17 bytes of side info)"
+size = 144 * 64000 // 44100 + ((data[2] >> 1) & 1)  # the Info frame's stated size
+for kept, name in ((200, "mp3_info_trimmed.mp3"), (30, "mp3_info_cut.mp3")):
+    open(sys.argv[2] + "/" + name, "wb").write(data[:kept] + data[size:])
+PY
+
+rm -rf "$tmp"
+du -sh "$dir"

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Test oracle (issue 26): the frames of an MP3 file, read from their headers directly,
+independently of mediaprobe and libavformat (ISO/IEC 11172-3 / 13818-3 frame headers; the LAME
+tag's encoder delay and padding, LAME's "Mp3 Info Tag rev 1" specification).
+
+Skips an ID3v2 tag, then looks at each offset for a frame header whose frame is followed by
+another header (or the end of the file); a Xing/Info frame is not audio; bytes after the last
+whole frame, less an ID3v1 tag, are trailing. Prints JSON: frames (audio), samples_per_frame,
+sample_rate, tag_frame, delay, padding (null without a readable LAME tag), trailing_bytes.
+"""
+import json
+import sys
+
+BITRATES = {
+    (1, 3): [32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320],
+    (0, 3): [8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160],
+}
+
+
+def header(data, at):
+    """(size, samples per frame, sample rate, side info length) of an MPEG Layer III header."""
+    if at + 4 > len(data) or data[at] != 0xFF or data[at + 1] & 0xE0 != 0xE0:
+        return None
+    version = (data[at + 1] >> 3) & 3
+    layer = (data[at + 1] >> 1) & 3
+    rate_index, sample_index = data[at + 2] >> 4, (data[at + 2] >> 2) & 3
+    if version == 1 or layer != 1 or rate_index in (0, 15) or sample_index == 3:
+        return None  # Layer III only: what these fixtures hold
+    mpeg1 = version == 3
+    bitrate = BITRATES[(int(mpeg1), 3)][rate_index - 1] * 1000
+    rate = [44100, 48000, 32000][sample_index] // (1 if mpeg1 else 2 if version == 2 else 4)
+    samples = 1152 if mpeg1 else 576
+    padding = (data[at + 2] >> 1) & 1
+    mono = data[at + 3] >> 6 == 3
+    side = (17 if mono else 32) if mpeg1 else (9 if mono else 17)
+    return samples // 8 * bitrate // rate + padding, samples, rate, side
+
+
+def main(path):
+    data = open(path, "rb").read()
+    at = 0
+    if data[:3] == b"ID3":
+        size = 0
+        for byte in data[6:10]:
+            size = size << 7 | (byte & 0x7F)
+        at = 10 + size
+    frames, first, tag_frame, delay, padding, last_end = 0, None, False, None, None, None
+    lame_end = None
+    h = header(data, at)
+    if h and data[at + 4 + h[3]:at + 8 + h[3]] in (b"Xing", b"Info"):
+        # The first frame is the encoder's tag frame, whole or cut short: not audio. Its
+        # fields count only when the next chain of frames starts after them.
+        tag_frame, first = True, h
+        tag_at = at + 4 + h[3]
+        flags = int.from_bytes(data[tag_at + 4:tag_at + 8], "big")
+        lame = tag_at + 8 + 4 * bool(flags & 1) + 4 * bool(flags & 2) \
+            + 100 * bool(flags & 4) + 4 * bool(flags & 8)
+        if data[lame:lame + 4] in (b"LAME", b"Lavc", b"Lavf"):
+            packed = int.from_bytes(data[lame + 21:lame + 24], "big")
+            delay, padding, lame_end = packed >> 12, packed & 0xFFF, lame + 24
+        if header(data, at + h[0]):
+            last_end = at = at + h[0]
+        else:
+            at += 4
+    while at + 4 <= len(data):
+        h = header(data, at)
+        ok = False
+        if h:
+            end = at + h[0]
+            if end == len(data) or header(data, end) or (at == last_end and end < len(data)):
+                ok = end <= len(data)
+        if not ok:
+            at += 1
+            continue
+        if lame_end is not None and frames == 0 and at < lame_end:
+            delay = padding = None  # the tag frame was cut inside its LAME fields
+        first = first or h
+        frames += 1
+        last_end = at = at + h[0]
+    trailing = len(data) - (last_end or len(data))
+    if trailing >= 128 and data[-128:-125] == b"TAG":
+        trailing -= 128
+    print(json.dumps({
+        "frames": frames, "samples_per_frame": first[1], "sample_rate": first[2],
+        "tag_frame": tag_frame, "delay": delay, "padding": padding, "trailing_bytes": trailing}))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
