@@ -52,5 +52,42 @@ for kept, name in ((200, "mp3_info_trimmed.mp3"), (30, "mp3_info_cut.mp3")):
     open(sys.argv[2] + "/" + name, "wb").write(data[:kept] + data[size:])
 PY
 
+# Class 5, audio: MP3 in AVI (issue 26), 2 s of 44.1 kHz sine. ffmpeg writes one frame per chunk
+# with a header that counts frames (dwScale 1152, dwRate 44100: its timestamps count frames);
+# many muxers write MP3 as bytes instead (dwSampleSize 1, dwScale 1, dwRate the byte rate,
+# nBlockAlign 1), which VBR frames do not keep: the same VBR file and a CBR one with that header,
+# claiming 8,000 bytes/s (64 kbit/s). The frames decide: 78 of 1152 samples (89,856, 2.038 s).
+ff -f lavfi -i "sine=frequency=440:sample_rate=44100:duration=2" -c:a libmp3lame -q:a 6 "${bitexact[@]}" "$dir/avi_mp3_vbr.avi"
+ff -f lavfi -i "sine=frequency=440:sample_rate=44100:duration=2" -c:a libmp3lame -b:a 64k "${bitexact[@]}" "$tmp/cbr.avi"
+cp "$dir/avi_mp3_vbr.avi" "$dir/avi_mp3_vbr_byte_header.avi"
+mv "$tmp/cbr.avi" "$dir/avi_mp3_cbr_byte_header.avi"
+for name in avi_mp3_vbr_byte_header avi_mp3_cbr_byte_header; do
+  python3 - "$dir/$name.avi" 8000 <<'PY'
+import struct, sys
+path, rate = sys.argv[1], int(sys.argv[2])
+data = bytearray(open(path, "rb").read())
+strh = data.find(b"strh")
+while data[strh + 8:strh + 12] != b"auds":
+    strh = data.find(b"strh", strh + 4)
+total, at, end = 0, data.find(b"movi") + 4, data.find(b"idx1")
+while at + 8 <= end:  # the audio payload's bytes: the header's length in bytes
+    fourcc, size = data[at:at + 4], struct.unpack("<I", data[at + 4:at + 8])[0]
+    if fourcc == b"LIST":
+        at += 12
+        continue
+    total += size if fourcc[2:] == b"wb" else 0
+    at += 8 + size + (size & 1)
+body = strh + 8  # AVISTREAMHEADER: dwScale at 20, dwRate 24, dwLength 32, dwSampleSize 44
+struct.pack_into("<I", data, body + 20, 1)
+struct.pack_into("<I", data, body + 24, rate)
+struct.pack_into("<I", data, body + 32, total)
+struct.pack_into("<I", data, body + 44, 1)
+wave = data.find(b"strf", strh) + 8  # WAVEFORMATEX: nAvgBytesPerSec at 8, nBlockAlign at 12
+struct.pack_into("<I", data, wave + 8, rate)
+struct.pack_into("<H", data, wave + 12, 1)
+open(path, "wb").write(data)
+PY
+done
+
 rm -rf "$tmp"
 du -sh "$dir"

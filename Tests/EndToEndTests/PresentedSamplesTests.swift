@@ -156,4 +156,28 @@ import Testing
       "ffmpeg", ["-nostdin", "-v", "quiet", "-i", Self.path(name), "-f", "s16le", "-ac", "1", "-"])
     #expect(pcm.stdout.count / 2 == frames * 1152 - trimmed)
   }
+
+  /// Class 5, audio: MP3 in AVI lasts its frames' samples. ffmpeg's header counts frames; the
+  /// byte-counting header many muxers write (dwSampleSize 1, a byte rate of 8,000/s) times VBR
+  /// frames wrongly (libavformat: 1.11 s, ffprobe's estimate 1.314 s) and CBR ones by a rate
+  /// the frames do not keep exactly. The oracle walks the AVI's audio chunks and their frame
+  /// headers (mp3_frames.py --avi); ffmpeg's decoder outputs the same samples. With --scan the
+  /// stream is exact in samples, the span within one tick of the AVI time base (1/8000 s).
+  @Test(arguments: [
+    "avi_mp3_vbr.avi", "avi_mp3_vbr_byte_header.avi", "avi_mp3_cbr_byte_header.avi",
+  ])
+  func mp3InAVILastsItsFrames(_ name: String) throws {
+    let oracle = try run("python3", ["\(Self.directory)/mp3_frames.py", "--avi", Self.path(name)])
+    let frames = try #require((try oracle.json() as? [String: Any])?["frames"] as? Int)
+    #expect(frames == 78)  // LAME: 2 s at 44.1 kHz with its encoder delay and flush
+    let pcm = try run(
+      "ffmpeg", ["-nostdin", "-v", "quiet", "-i", Self.path(name), "-f", "s16le", "-"])
+    #expect(pcm.stdout.count / 2 == frames * 1152)
+    let json = try Self.probe(name, ["--scan"])
+    let audio = try #require(firstStream(json, "audio"))
+    #expect(audio["frame_count"] as? Int == frames)
+    #expect(Self.same(audio["duration"], ticks: frames * 1152, timescale: 44_100), "\(name)")
+    let span = try #require(value(json, "span", "seconds") as? Double)
+    #expect(abs(span - Double(frames * 1152) / 44_100) <= 1.0 / 8000, "\(name): \(span)")
+  }
 }

@@ -7,6 +7,9 @@ Skips an ID3v2 tag, then looks at each offset for a frame header whose frame is 
 another header (or the end of the file); a Xing/Info frame is not audio; bytes after the last
 whole frame, less an ID3v1 tag, are trailing. Prints JSON: frames (audio), samples_per_frame,
 sample_rate, tag_frame, delay, padding (null without a readable LAME tag), trailing_bytes.
+
+With --avi, the frames of an AVI's audio stream: the payloads of its `##wb` chunks in the
+`movi` list (RIFF, read directly), joined in file order.
 """
 import json
 import sys
@@ -36,8 +39,26 @@ def header(data, at):
     return samples // 8 * bitrate // rate + padding, samples, rate, side
 
 
-def main(path):
+def avi_audio(data):
+    """The joined payloads of the audio chunks (`..wb`) of an AVI's movi list."""
+    out, at = bytearray(), data.find(b"movi") + 4
+    while at + 8 <= len(data):
+        fourcc, size = data[at:at + 4], int.from_bytes(data[at + 4:at + 8], "little")
+        if fourcc == b"LIST":
+            at += 12
+            continue
+        if fourcc == b"idx1":
+            break
+        if fourcc[2:] == b"wb":
+            out += data[at + 8:at + 8 + size]
+        at += 8 + size + (size & 1)
+    return bytes(out)
+
+
+def main(path, avi=False):
     data = open(path, "rb").read()
+    if avi:
+        data = avi_audio(data)
     at = 0
     if data[:3] == b"ID3":
         size = 0
@@ -86,4 +107,4 @@ def main(path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[-1], avi="--avi" in sys.argv)

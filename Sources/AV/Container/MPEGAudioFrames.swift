@@ -2,7 +2,7 @@ import MediaCore
 
 /// One MPEG audio frame header (ISO/IEC 11172-3 2.4.1.3, ISO/IEC 13818-3 2.4.1.3): 11 sync bits,
 /// version, layer, bit rate, sample rate and padding, from which the frame's size follows.
-package struct MPEGAudioHeader: Equatable {
+package struct MPEGAudioHeader: Equatable, Sendable {
   /// 3: MPEG-1, 2: MPEG-2, 0: MPEG-2.5.
   package var version: Int
   /// 1, 2 or 3.
@@ -242,5 +242,45 @@ final class BlockReader {
     }
     let from = offset - blockStart
     return Array(block[from..<min(block.count, from + (end - offset))])
+  }
+}
+
+/// Counts the MPEG audio frames in a stream's packets, in order, as their headers chain them
+/// (a frame may span packets: the bytes it has left are skipped at the next packet's start).
+/// For containers whose timestamps do not count samples (AVI audio stored as bytes, with a
+/// header's byte rate that VBR frames do not keep).
+package struct MPEGAudioFrameCounter: Sendable {
+  /// Frames found, and the samples (per channel) they hold.
+  package private(set) var frames: Int64 = 0
+  package private(set) var samples: Int64 = 0
+  /// The first frame's sample rate.
+  package private(set) var sampleRate: Int64 = 0
+  private var carry = 0
+  private var first: MPEGAudioHeader?
+
+  package init() {}
+
+  /// Adds one packet's bytes.
+  package mutating func add(_ bytes: UnsafeRawBufferPointer) {
+    guard carry < bytes.count else {
+      carry -= bytes.count
+      return
+    }
+    var at = carry
+    while at + 4 <= bytes.count {
+      let header = MPEGAudioHeader(header: [bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+      guard let header, first.map({ header.sameStream($0) }) ?? true else {
+        at += 1
+        continue
+      }
+      if first == nil {
+        first = header
+        sampleRate = Int64(header.sampleRate)
+      }
+      frames += 1
+      samples += Int64(header.samplesPerFrame)
+      at += header.size
+    }
+    carry = Swift.max(0, at - bytes.count)
   }
 }

@@ -373,6 +373,8 @@ public struct Prober: Sendable {
     /// MPEG audio packets without a frame header after the stream's last frame (trailing bytes
     /// the demuxer presents as packets): no frames.
     var trailingNonFrames: Int64 = 0
+    /// MPEG audio in AVI: the frames its packets hold, by their headers.
+    var mpegFrames: MPEGAudioFrameCounter?
     var ratesFromTimestamps: Bool { rateFromTimestamps != nil }
   }
 
@@ -507,6 +509,11 @@ public struct Prober: Sendable {
           decodedAlone.insert(stream.index)
         }
         if let rate = stream.audio?.sampleRate { sampleRates[stream.index] = Int64(rate) }
+        if input.formatName == "avi", stream.type == .audio,
+          ["mp1", "mp2", "mp3"].contains(stream.codec.name)
+        {
+          results[stream.index]?.mpegFrames = MPEGAudioFrameCounter()
+        }
         if let end = Self.editEnd(of: input.view(stream.index), layout: layout) {
           results[stream.index]?.editEnd = end
         }
@@ -604,6 +611,9 @@ public struct Prober: Sendable {
         case .ac3, .adts: results[index]?.endsWithFragment = verdict == .noFrame
         default: break
         }
+        if results[index]?.mpegFrames != nil, !packet.isDiscarded {
+          results[index]?.mpegFrames?.add(packet.bytes)
+        }
         if packet.isDiscarded {
           release(index, isLast: false)
           results[index]?.scan?.addDiscarded(duration: packet.duration, skip: skipped?.skip)
@@ -666,6 +676,17 @@ public struct Prober: Sendable {
         results[index]?.scan?.removeDiscontinuities(allowance: allowance)
       }
       if let end = results[index]?.editEnd { results[index]?.scan?.clampEnd(to: end) }
+      if let counter = results[index]?.mpegFrames, counter.frames > 0, counter.sampleRate > 0,
+        let start = results[index]?.scan?.start
+      {
+        // MPEG audio in AVI lasts its frames' samples: an AVI audio header that counts bytes
+        // (dwSampleSize 1, a byte rate) times VBR frames by a rate they do not keep (1.11 s
+        // for 2.04 s of frames).
+        let ticks = Rational.rescale(
+          counter.samples, from: Rational(1, counter.sampleRate)!, to: stream.timeBase)
+        results[index]?.presented = (start, start + ticks, counter.frames)
+        results[index]?.scan?.setPresentation(start: start, end: start + ticks)
+      }
       if let edit = results[index]?.edit, edit.extraSamples > 0,
         let scan = results[index]?.scan, let start = scan.start, let end = scan.end
       {
@@ -1020,7 +1041,11 @@ extension MediaStream {
         measurement.presented?.samples
         ?? (scan.packetCount - measurement.trailingNonFrames + (measurement.edit?.extraSamples ?? 0))
       frameCountSource = .scan
-      if let ticks = scan.durationTicks {
+      if let counter = measurement.mpegFrames, counter.frames > 0, counter.sampleRate > 0 {
+        // Exactly, in samples (the AVI time base may not hold it).
+        duration = MediaDuration(
+          value: counter.samples, timescale: counter.sampleRate, source: .scan)
+      } else if let ticks = scan.durationTicks {
         duration = MediaDuration(ticks: ticks, timeBase: timeBase, source: .scan)
       }
       if var video, disposition["attached_pic"] != true {
