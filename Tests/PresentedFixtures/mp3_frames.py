@@ -5,7 +5,8 @@ tag's encoder delay and padding, LAME's "Mp3 Info Tag rev 1" specification).
 
 Skips an ID3v2 tag, then looks at each offset for a frame header whose frame is followed by
 another header (or the end of the file); a Xing/Info frame is not audio; bytes after the last
-whole frame, less an ID3v1 tag, are trailing. Prints JSON: frames (audio), samples_per_frame,
+frame, less an ID3v1 tag, are trailing; a last frame cut by the end of the file counts (FFmpeg's
+decoder outputs a frame of it). Prints JSON: frames (audio), samples_per_frame,
 sample_rate, tag_frame, delay, padding (null without a readable LAME tag), trailing_bytes.
 
 With --avi, the frames of an AVI's audio stream: the payloads of its `##wb` chunks in the
@@ -68,11 +69,18 @@ def main(path, avi=False):
     frames, first, tag_frame, delay, padding, last_end = 0, None, False, None, None, None
     lame_end = None
     h = header(data, at)
-    if h and data[at + 4 + h[3]:at + 8 + h[3]] in (b"Xing", b"Info"):
+    # The tag follows the side information (after the CRC in some files).
+    places = [at + 4 + h[3], at + 6 + h[3]] if h else []
+    tags = [p for p in places if data[p:p + 4] in (b"Xing", b"Info")]
+    if h and data[at + 36:at + 40] == b"VBRI":
+        tag_frame, first = True, h  # Fraunhofer's VBRI frame: not audio, no LAME tag
+        at += h[0] if header(data, at + h[0]) else 4
+        last_end = at
+    elif h and tags:
         # The first frame is the encoder's tag frame, whole or cut short: not audio. Its
         # fields count only when the next chain of frames starts after them.
         tag_frame, first = True, h
-        tag_at = at + 4 + h[3]
+        tag_at = tags[0]
         flags = int.from_bytes(data[tag_at + 4:tag_at + 8], "big")
         lame = tag_at + 8 + 4 * bool(flags & 1) + 4 * bool(flags & 2) \
             + 100 * bool(flags & 4) + 4 * bool(flags & 8)
@@ -90,6 +98,8 @@ def main(path, avi=False):
             end = at + h[0]
             if end == len(data) or header(data, end) or (at == last_end and end < len(data)):
                 ok = end <= len(data)
+            elif at == last_end and end > len(data) and frames:
+                ok = True  # a last frame cut by the end of the file: the decoder outputs it
         if not ok:
             at += 1
             continue
@@ -97,7 +107,7 @@ def main(path, avi=False):
             delay = padding = None  # the tag frame was cut inside its LAME fields
         first = first or h
         frames += 1
-        last_end = at = at + h[0]
+        last_end = at = min(at + h[0], len(data))
     trailing = len(data) - (last_end or len(data))
     if trailing >= 128 and data[-128:-125] == b"TAG":
         trailing -= 128

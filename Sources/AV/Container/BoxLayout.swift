@@ -233,6 +233,8 @@ package struct BoxLayout: Equatable {
     var id: Int64?
     var timeToSample: BoxFile.Header?
     var compositionOffsets: BoxFile.Header?
+    var sampleToChunk: BoxFile.Header?
+    var chunkTable: BoxFile.Header?
     for child in children {
       switch child.type {
       case "tkhd":
@@ -261,6 +263,7 @@ package struct BoxLayout: Equatable {
             for table in stbl.children(in: file) {
               if table.type == "stts" { timeToSample = table }
               if table.type == "ctts" { compositionOffsets = table }
+              if table.type == "stsc" { sampleToChunk = table }
               switch table.type {
               case "stsz", "stz2":
                 let body = file.bytes(at: table.body, count: 12)
@@ -270,7 +273,9 @@ package struct BoxLayout: Equatable {
                 let body = file.bytes(at: table.body, count: 16)
                 track.oneTickPerSample =
                   body.count == 16 && Self.int(body, 4, 4) == 1 && Self.int(body, 12, 4) == 1
-              case "stco", "co64": offsets.append(table)
+              case "stco", "co64":
+                offsets.append(table)
+                chunkTable = table
               default: break
               }
             }
@@ -284,7 +289,10 @@ package struct BoxLayout: Equatable {
     }
     guard let id else { return }
     if !track.edits.isEmpty, let timeToSample {
-      readPresentation(file, timeToSample, compositionOffsets, into: &track)
+      // Samples with data: those the size table lists that the chunk tables place.
+      let stored = Swift.min(
+        track.tableSamples, Self.samplesInChunks(file, sampleToChunk, chunkTable) ?? .max)
+      readPresentation(file, timeToSample, compositionOffsets, stored: stored, into: &track)
     }
     let defaults = tracks[id]?.defaultSampleDuration ?? 0
     track.defaultSampleDuration = defaults
@@ -353,6 +361,30 @@ package struct BoxLayout: Equatable {
     return runs
   }
 
+  /// How many samples the chunk tables place (`stsc` runs over the `stco`/`co64` chunks); nil
+  /// when either is missing or cut short.
+  private static func samplesInChunks(
+    _ file: BoxFile, _ stsc: BoxFile.Header?, _ chunks: BoxFile.Header?
+  ) -> Int64? {
+    guard let stsc, let chunks else { return nil }
+    let chunkHeader = file.bytes(at: chunks.body, count: 8)
+    let header = file.bytes(at: stsc.body, count: 8)
+    guard chunkHeader.count == 8, header.count == 8 else { return nil }
+    let chunkCount = int(chunkHeader, 4, 4)
+    let count = int(header, 4, 4)
+    guard count <= tableLimit, UInt64(count) * 12 + 8 <= stsc.size else { return nil }
+    let body = file.bytes(at: stsc.body + 8, count: Int(count) * 12)
+    guard body.count == Int(count) * 12 else { return nil }
+    var total: Int64 = 0
+    for index in 0..<Int(count) {
+      let first = int(body, index * 12, 4)
+      let perChunk = int(body, index * 12 + 4, 4)
+      let next = index + 1 < Int(count) ? int(body, (index + 1) * 12, 4) : chunkCount + 1
+      total += Swift.max(0, Swift.min(next, chunkCount + 1) - first) * perChunk
+    }
+    return total
+  }
+
   /// The composition times of a sample table (decoding time plus `ctts` offset), in decoding
   /// order, with each sample's duration (`stts`), in the media timescale.
   private static func compositionTimes(
@@ -385,9 +417,16 @@ package struct BoxLayout: Equatable {
   /// media interval: the frame on screen when the edit starts is shown, as are frames the edit
   /// ends inside.
   private func readPresentation(
-    _ file: BoxFile, _ stts: BoxFile.Header, _ ctts: BoxFile.Header?, into track: inout Track
+    _ file: BoxFile, _ stts: BoxFile.Header, _ ctts: BoxFile.Header?, stored: Int64,
+    into track: inout Track
   ) {
-    guard let samples = Self.compositionTimes(file, stts, ctts), !samples.isEmpty else { return }
+    guard var samples = Self.compositionTimes(file, stts, ctts), !samples.isEmpty else { return }
+    // A sample the time table lists but no chunk holds is no sample (libavformat indexes
+    // only the chunks' samples).
+    if stored >= 0, Int64(samples.count) > stored {
+      samples.removeLast(samples.count - Int(stored))
+    }
+    guard !samples.isEmpty else { return }
     let sorted = samples.sorted { $0.time < $1.time }
     track.tableStart = sorted.first!.time
     track.tableEnd = samples.map { $0.time + $0.duration }.max()!

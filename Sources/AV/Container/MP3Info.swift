@@ -52,14 +52,36 @@ package struct MP3Info: Equatable {
     let rates: [Int64] = [44100, 48000, 32000]
     let sampleRate = rates[rateIndex] / (mpeg1 ? 1 : versionBits == 2 ? 2 : 4)
     let sideInfo = mpeg1 ? (channelMode == 3 ? 17 : 32) : (channelMode == 3 ? 9 : 17)
+    // The tag follows the side information; encoders write it there whether or not a CRC
+    // follows the header (libavformat looks only there), some after the CRC.
     let crc = header & 0x10000 == 0 ? 2 : 0
-    let tagAt = sync + 4 + crc + sideInfo
-    let bytes = source.bytes(at: offset + UInt64(tagAt), count: 160)
-    guard bytes.count >= 8 else { return (nil, false) }
-    let tag = String(decoding: bytes[0..<4], as: UTF8.self)
-    guard tag == "Xing" || tag == "Info" else { return (nil, false) }
+    var tagAt = sync + 4 + sideInfo
+    var bytes = source.bytes(at: offset + UInt64(tagAt), count: 160)
+    func isTag(_ bytes: [UInt8]) -> Bool {
+      guard bytes.count >= 8 else { return false }
+      let tag = String(decoding: bytes[0..<4], as: UTF8.self)
+      return tag == "Xing" || tag == "Info"
+    }
+    if !isTag(bytes), crc > 0 {
+      tagAt += crc
+      bytes = source.bytes(at: offset + UInt64(tagAt), count: 160)
+    }
+    guard isTag(bytes) else { return (nil, false) }
+    // A trimmed tag frame (the file cut, or edited, inside it): the next frame starts before
+    // the stated end. Its fields are read only when they lie before that start; otherwise they
+    // are the next frame's bytes (a frame count of millions).
+    let tagStart = offset + UInt64(sync)
+    let next = MPEGAudioHeader(Array(window[sync..<(sync + 4)]), at: 0).flatMap {
+      nextChain(source, from: tagStart, frameSize: $0.size, read: Array(window[sync...]))
+    }
+    let trimmed = next != nil
+    /// Whether the next frame starts before `end` bytes of the tag's fields.
+    func cut(before end: Int) -> Bool {
+      next.map { $0 < tagStart + UInt64(tagAt - sync + end) } ?? false
+    }
+    guard !cut(before: 12) else { return (nil, true) }  // the flags and frame count
     let flags = BoxLayout.int(bytes, 4, 4)
-    guard flags & 1 != 0 else { return (nil, false) }  // no frame count
+    guard flags & 1 != 0 else { return (nil, trimmed) }  // no frame count
     let frames = BoxLayout.int(bytes, 8, 4)
     if flags & 2 != 0, let size = source.size {
       // A Xing byte count much smaller than the file: MP3s joined byte for byte, the tag
@@ -67,7 +89,7 @@ package struct MP3Info: Equatable {
       let declared = BoxLayout.int(bytes, 12, 4)
       let actual = size - Int64(offset) - Int64(sync)
       let (low, high) = (min(declared, actual), max(declared, actual))
-      if declared > 0, high - low > low >> 4 { return (nil, false) }
+      if declared > 0, high - low > low >> 4 { return (nil, trimmed) }
     }
     var info = MP3Info(
       frames: frames, samplesPerFrame: mpeg1 ? 1152 : 576, sampleRate: sampleRate, delay: nil,
@@ -87,18 +109,7 @@ package struct MP3Info: Equatable {
         fieldsEnd = at + 24
       }
     }
-    // A trimmed tag frame (the file cut, or edited, inside it): the next frame starts before
-    // the stated end. Its fields are read only when they lie before that start; otherwise they
-    // are the next frame's bytes (a frame count of millions).
-    let tagStart = offset + UInt64(sync)
-    if let frameSize = MPEGAudioHeader(Array(window[sync..<(sync + 4)]), at: 0)?.size,
-      let next = nextChain(
-        source, from: tagStart, frameSize: frameSize,
-        read: Array(window[sync...]))
-    {
-      return (next < tagStart + UInt64(tagAt - sync + fieldsEnd) ? nil : info, true)
-    }
-    return (info, false)
+    return (cut(before: fieldsEnd) ? nil : info, trimmed)
   }
 
   /// Where the frame after the tag frame at `start` begins, when it begins before the tag

@@ -75,12 +75,14 @@ package struct MPEGAudioHeader: Equatable, Sendable {
   func isTagFrame(_ data: BlockReader, at: Int) -> Bool {
     let sideInfo =
       version == 3 ? (channelMode == 3 ? 17 : 32) : (channelMode == 3 ? 9 : 17)
-    let xing = at + 4 + (protected ? 2 : 0) + sideInfo
+    // After the side information; encoders write it there whether or not a CRC follows the
+    // header (libavformat looks only there), some after the CRC.
+    let places = protected ? [at + 4 + sideInfo, at + 6 + sideInfo] : [at + 4 + sideInfo]
     func tag(_ offset: Int) -> String? {
       guard offset + 4 <= data.count else { return nil }
       return String(decoding: data.slice(offset, 4), as: UTF8.self)
     }
-    return tag(xing) == "Xing" || tag(xing) == "Info" || tag(at + 36) == "VBRI"
+    return places.contains { tag($0) == "Xing" || tag($0) == "Info" } || tag(at + 36) == "VBRI"
   }
 }
 
@@ -91,8 +93,9 @@ package struct MPEGAudioHeader: Equatable, Sendable {
 ///   trimmed first frame: the next header comes before its stated end);
 /// - bytes between frames that start no chain of frames (a cut frame, junk) are skipped, the
 ///   walk resyncing on the next header that starts one;
-/// - a last frame cut by the end of the data is not a frame, and what follows the last frame
-///   that is not a tag (ID3v1 `TAG`, APEv2 `APETAGEX`, Lyrics3) is trailing data.
+/// - a last frame cut by the end of the data is a frame (FFmpeg's decoder outputs one from it),
+///   and what follows the last frame that is not a tag (ID3v1 `TAG`, APEv2 `APETAGEX`,
+///   Lyrics3) is trailing data.
 package struct MPEGAudioFrames: Equatable {
   /// Audio frames (not counting a Xing/Info/VBRI frame).
   package var frames: Int64 = 0
@@ -154,9 +157,13 @@ package struct MPEGAudioFrames: Equatable {
       guard let header = startsChain(at) else {
         // A cut last frame, trailing bytes, or junk before the next chain: find that chain.
         if let header = MPEGAudioHeader(data, at: at), first.map({ header.sameStream($0) }) ?? true,
-          at + header.size > data.count, sawFrame
+          at + header.size > data.count, sawFrame, at == lastEnd
         {
-          break  // a frame cut by the end of the data: not a frame
+          // A last frame cut by the end of the data: FFmpeg's decoder still outputs a frame of
+          // it (a file cut short plays to its end).
+          result.frames += 1
+          lastEnd = data.count
+          break
         }
         at += 1
         continue

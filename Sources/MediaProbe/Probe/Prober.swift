@@ -139,10 +139,11 @@ public struct Prober: Sendable {
     var reader = StreamReader(input: input, layout: layout, mp3: mp3)
     var streams = (0..<input.streamCount).map { reader.stream(at: $0) }
     warnings.formUnion(reader.warnings)
-    // An MP3 whose header libavformat misreads: its frames, walked (plain mode and --scan).
+    // An MP3 whose header libavformat misreads: its frames, walked. With --scan only where
+    // the demuxer loses a frame (a trimmed tag frame); its packets are the frames otherwise.
     let walked =
       input.formatName == "mp3"
-        && (mp3TagTrimmed || Self.implausibleMP3Duration(input, mp3: mp3))
+        && (mp3TagTrimmed || (!options.scan && Self.implausibleMP3Duration(input, mp3: mp3)))
       ? MPEGAudioFrames.read(input.source) : nil
     if !options.scan, let walked {
       Self.applyFrameWalk(walked, mp3: mp3, to: &streams, warnings: &warnings)
@@ -858,8 +859,19 @@ public struct Prober: Sendable {
       Rational.rescale(
         presentation.delay + ticks - presentation.mediaTime, from: media, to: stream.timeBase)
     }
-    let (_, demuxed) = stream.indexCounts()
-    return (timeline(presentation.start), track.firstWholeSample.map(timeline), samples - demuxed)
+    return (
+      timeline(presentation.start), track.firstWholeSample.map(timeline),
+      shownBeyondTheDemuxer(stream, presented: samples)
+    )
+  }
+
+  /// How many more samples an edit list presents (`presented`, from the sample table) than the
+  /// demuxer does: at most those it flagged discarded (the frame an edit starts inside is one
+  /// of them); never fewer than it presents. A sample the demuxer did not index at all is not
+  /// counted: nothing can read it.
+  static func shownBeyondTheDemuxer(_ stream: StreamView, presented: Int64) -> Int64 {
+    let (entries, demuxed) = stream.indexCounts()
+    return Swift.min(Swift.max(0, presented - demuxed), entries - demuxed)
   }
 
   /// The constant frame rate the first packets' timestamps show: the standard rate they round to

@@ -125,15 +125,15 @@ struct StreamReader {
         let total = track.tableSamples + track.fragmentSamples
         return total > 0 ? (total, .fragments) : nil
       }
+      let (entries, presented) = view.indexCounts()
       // An edit list presents the samples whose display interval overlaps its range of the
       // sample table (the demuxer drops a frame the edit starts inside).
       if let layout, !layout.isFragmented, let track = track(view),
-        let presented = track.presentedSamples,
-        track.presentation(movieTimescale: layout.movieTimescale)?.ticks ?? 0 > 0
+        let shown = track.presentedSamples,
+        track.presentation(movieTimescale: layout.movieTimescale)?.ticks ?? 0 > 0, presented > 0
       {
-        return (presented, .index)
+        return (presented + Prober.shownBeyondTheDemuxer(view, presented: shown), .index)
       }
-      let (entries, presented) = view.indexCounts()
       if entries == 0, let track = track(view), track.tableSamples == 0 {
         return (0, .index)  // a track whose sample table holds no sample
       }
