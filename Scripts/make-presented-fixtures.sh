@@ -89,5 +89,11 @@ open(path, "wb").write(data)
 PY
 done
 
+# Class 6: a partly fragmented MP4 (`-movflags frag_keyframe`: the first fragment's samples in
+# the moov's tables, the rest in moof boxes, no mehd), 1.2 s of video at 25 fps (B-frames) and
+# 48 kHz AAC: the AAC encoder's last frame lasts 256 ticks in its trun, where libavformat gives
+# the packet 1024.
+ff -f lavfi -i "testsrc2=size=96x72:rate=25" -f lavfi -i "sine=frequency=440:sample_rate=48000" -t 1.2 -c:v libx264 -preset veryfast -pix_fmt yuv420p -g 5 -c:a aac -b:a 32k -movflags frag_keyframe "${bitexact[@]}" "$dir/fragmented_partial_av.mp4"
+
 rm -rf "$tmp"
 du -sh "$dir"

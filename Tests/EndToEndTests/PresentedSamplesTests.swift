@@ -180,4 +180,36 @@ import Testing
     let span = try #require(value(json, "span", "seconds") as? Double)
     #expect(abs(span - Double(frames * 1152) / 44_100) <= 1.0 / 8000, "\(name): \(span)")
   }
+
+  /// Class 6: a partly fragmented MP4 (samples in the moov's tables and in fragments, no
+  /// mehd): every stream lasts and counts all its samples, the movie's and the fragments',
+  /// each as long as its trun says (the AAC encoder's last frame: 256 ticks, where libavformat's
+  /// packet says 1024); the file lasts its longest track by the boxes, with and without --scan,
+  /// and the span ends there too. The oracle reads the boxes (mp4_presented.py: stts, trun,
+  /// tfhd and trex defaults).
+  @Test func partlyFragmentedFileCountsEverySample() throws {
+    let name = "fragmented_partial_av.mp4"
+    let tracks = try Self.oracle(name)
+    let video = try #require(tracks.first { $0["handler"] as? String == "vide" })
+    let sound = try #require(tracks.first { $0["handler"] as? String == "soun" })
+    let frames = try #require(video["samples"] as? Int) + (video["fragment_samples"] as? Int ?? 0)
+    let packets = try #require(sound["samples"] as? Int) + (sound["fragment_samples"] as? Int ?? 0)
+    let audioTicks = try #require(sound["decode_ticks"] as? Int)
+    #expect(frames == 30)  // 1.2 s at 25 fps
+    #expect(sound["fragment_samples"] as? Int ?? 0 > 0 && sound["samples"] as? Int ?? 0 > 0)
+    for options in [[], ["--scan"]] {
+      let json = try Self.probe(name, options)
+      let picture = try #require(firstStream(json, "video"))
+      let audio = try #require(firstStream(json, "audio"))
+      #expect(picture["frame_count"] as? Int == frames, "\(options)")
+      #expect(audio["frame_count"] as? Int == packets, "\(options)")
+      #expect(Self.same(audio["duration"], ticks: audioTicks, timescale: 48_000), "\(options)")
+      #expect(Self.same(json["duration"], ticks: audioTicks, timescale: 48_000), "\(options)")
+      #expect(value(json, "duration", "source") as? String == "fragments", "\(options)")
+      if options == ["--scan"] {
+        let end = try #require(value(json, "span", "end") as? Double)
+        #expect(abs(end - Double(audioTicks) / 48_000) < 1e-9, "\(end)")
+      }
+    }
+  }
 }

@@ -6,13 +6,16 @@ For each track with one media edit (after any empty edits), the presented media 
 [media_time, media_time + segment_duration) in the media timescale, cut to the sample table's
 composition interval; a sample is presented when its display interval (its composition time to
 the next one in display order, the last one its stts duration) overlaps it. Prints one JSON
-object per track: handler, timescale, samples (all), presented_samples, presented_ticks.
+object per track: handler, timescale, samples (all), presented_samples, presented_ticks, and
+for movie fragments (moof/traf: tfhd, trun, with trex defaults) fragment_samples and
+decode_ticks: the movie's stts durations plus every trun sample's (its own, else tfhd's, else
+trex's default duration).
 """
 import json
 import struct
 import sys
 
-CONTAINERS = {b"moov", b"trak", b"mdia", b"minf", b"stbl", b"edts"}
+CONTAINERS = {b"moov", b"trak", b"mdia", b"minf", b"stbl", b"edts", b"mvex", b"moof", b"traf"}
 
 
 def walk(data, start, end, path=()):
@@ -45,14 +48,35 @@ def table(body, signed=False):
 def main(path):
     data = open(path, "rb").read()
     movie_scale = None
-    tracks = []
+    tracks, trex, runs, traf = [], {}, [], None
     for kinds, body in walk(data, 0, len(data)):
         kind = kinds[-1]
         if kind == b"mvhd":
             version, rest = full(body)
             movie_scale = struct.unpack(">I", rest[16:20] if version == 1 else rest[8:12])[0]
         elif kind == b"trak":
-            tracks.append({"edits": [], "ctts": []})
+            tracks.append({"edits": [], "ctts": [], "fragments": []})
+        elif kind == b"tkhd":
+            version, rest = full(body)
+            tracks[-1]["id"] = struct.unpack(">I", rest[16:20] if version == 1 else rest[8:12])[0]
+        elif kind == b"trex":
+            _, rest = full(body)
+            trex[struct.unpack(">I", rest[:4])[0]] = struct.unpack(">I", rest[8:12])[0]
+        elif kind == b"tfhd":
+            _, rest = full(body)
+            flags = int.from_bytes(body[1:4], "big")
+            traf = {"id": struct.unpack(">I", rest[:4])[0], "default": None}
+            at = 4 + (8 if flags & 1 else 0) + (4 if flags & 2 else 0)
+            if flags & 8:
+                traf["default"] = struct.unpack(">I", rest[at:at + 4])[0]
+        elif kind == b"trun":
+            flags = int.from_bytes(body[1:4], "big")
+            count = struct.unpack(">I", body[4:8])[0]
+            at = 8 + (4 if flags & 1 else 0) + (4 if flags & 4 else 0)
+            stride = 4 * sum(1 for bit in (0x100, 0x200, 0x400, 0x800) if flags & bit)
+            durations = [struct.unpack(">I", body[at + i * stride:at + i * stride + 4])[0]
+                         if flags & 0x100 else None for i in range(count)]
+            runs.append((traf["id"], traf["default"], durations))
         elif kind == b"hdlr":
             tracks[-1]["handler"] = body[8:12].decode()
         elif kind == b"mdhd":
@@ -74,6 +98,9 @@ def main(path):
                 tracks[-1]["edits"].append((duration, media_time))
     out = []
     for track in tracks:
+        fragment = [d if d is not None else (default if default is not None else trex.get(tid, 0))
+                    for tid, default, durations in runs if tid == track.get("id")
+                    for d in durations]
         durations = [d for n, d in track["stts"] for _ in range(n)]
         offsets = [o for n, o in track["ctts"] for _ in range(n)] or [0] * len(durations)
         times, decoding = [], 0
@@ -81,7 +108,9 @@ def main(path):
             times.append((decoding + offset, duration))
             decoding += duration
         scale = track["timescale"]
-        result = {"handler": track["handler"], "timescale": scale, "samples": len(times)}
+        result = {"handler": track["handler"], "timescale": scale, "samples": len(times),
+                  "fragment_samples": len(fragment),
+                  "decode_ticks": sum(d for _, d in times) + sum(fragment)}
         media = [e for e in track["edits"] if e[1] >= 0]
         if len(media) == 1 and times:
             duration, media_time = media[0]

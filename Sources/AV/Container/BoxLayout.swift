@@ -70,6 +70,18 @@ package struct BoxLayout: Equatable {
     package var fragmentSamples: Int64 = 0
     /// The summed sample durations of the fragments, in the media timescale.
     package var fragmentTicks: Int64 = 0
+    /// Where the latest fragment's samples end in decoding time (its `tfdt` base media decode
+    /// time plus its `trun` durations), in the media timescale; nil without `tfdt`.
+    package var fragmentEnd: Int64?
+
+    /// Where a fragmented track's samples end in decoding time, in the media timescale: the
+    /// latest fragment's end by its `tfdt`, else the movie's samples (`mdhd`) plus every
+    /// fragment's durations. Each sample lasts what its `trun` (or the defaults) says, the last
+    /// one too (an AAC encoder's last frame of 256 samples, where libavformat's packet says
+    /// 1024).
+    package var fragmentedEnd: Int64 {
+      Swift.max(fragmentEnd ?? 0, (mediaDuration ?? 0) + fragmentTicks)
+    }
     /// `trex`'s default sample duration.
     var defaultSampleDuration: Int64 = 0
     /// The type of the first sample entry (`stsd`): `avc1`, `mp4a`, `ipcm`, ...
@@ -468,6 +480,7 @@ package struct BoxLayout: Equatable {
     for traf in children where traf.type == "traf" {
       var trackID: Int64?
       var defaultDuration: Int64?
+      var baseTime: Int64?
       for box in traf.children(in: file) {
         switch box.type {
         case "tfhd":
@@ -479,6 +492,10 @@ package struct BoxLayout: Equatable {
           if flags & 0x01 != 0 { at += 8 }  // base data offset
           if flags & 0x02 != 0 { at += 4 }  // sample description index
           if flags & 0x08 != 0, body.count >= at + 4 { defaultDuration = Self.int(body, at, 4) }
+        case "tfdt":
+          let body = file.bytes(at: box.body, count: 12)
+          guard body.count >= 8 else { continue }
+          baseTime = body[0] == 1 ? Self.int(body, 4, 8) : Self.int(body, 4, 4)
         case "trun":
           guard let trackID else { continue }
           let (samples, ticks) = Self.run(
@@ -486,6 +503,12 @@ package struct BoxLayout: Equatable {
             defaultDuration: defaultDuration ?? tracks[trackID]?.defaultSampleDuration ?? 0)
           tracks[trackID, default: Track()].fragmentSamples += samples
           tracks[trackID, default: Track()].fragmentTicks += ticks
+          if let base = baseTime {
+            baseTime = base + ticks  // a second trun of the fragment follows the first
+            let end = base + ticks
+            let latest = tracks[trackID]?.fragmentEnd ?? end
+            tracks[trackID]?.fragmentEnd = Swift.max(latest, end)
+          }
         default: break
         }
       }

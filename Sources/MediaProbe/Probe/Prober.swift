@@ -677,6 +677,16 @@ public struct Prober: Sendable {
         results[index]?.scan?.removeDiscontinuities(allowance: allowance)
       }
       if let end = results[index]?.editEnd { results[index]?.scan?.clampEnd(to: end) }
+      if stream.isAudio, let layout, layout.isFragmented,
+        let track = layout.tracks[Int64(stream.containerID)], track.edits.isEmpty,
+        track.timescale > 0
+      {
+        // A fragmented audio track ends where its samples' durations end (the trun's own,
+        // the last one too: libavformat gives every packet the default duration).
+        results[index]?.scan?.clampEnd(
+          to: Rational.rescale(
+            track.fragmentedEnd, from: Rational(1, track.timescale)!, to: stream.timeBase))
+      }
       if let counter = results[index]?.mpegFrames, counter.frames > 0, counter.sampleRate > 0,
         let start = results[index]?.scan?.start
       {
@@ -937,13 +947,26 @@ public struct Prober: Sendable {
     _ input: InputFile, streams: [MediaStream], layout: BoxLayout?
   ) -> MediaDuration? {
     if let layout, layout.isFragmented || layout.unknownDurationSentinel {
-      // The header says "unknown" (or nothing): mehd, else the longest track's fragments.
+      // The header says "unknown" (or only the initial movie's length): mehd, else the longest
+      // audio or video track's samples, the movie's and the fragments' (from the boxes, so
+      // --scan keeps it too).
       if let ticks = layout.fragmentDuration, let scale = layout.movieTimescale, scale > 0 {
         return MediaDuration(value: ticks, timescale: scale, source: .fragments)
       }
-      return streams.compactMap(\.duration).filter { $0.source == .fragments }.max {
-        $0.seconds < $1.seconds
+      let timed = streams.filter { $0.type == .audio || $0.type == .video }
+      let lengths: [MediaDuration] = timed.compactMap { stream in
+        guard let track = layout.tracks[Int64(input.view(stream.index).containerID)],
+          track.timescale > 0, layout.isFragmented
+        else { return nil }
+        let ticks = (track.mediaDuration ?? 0) + track.fragmentTicks
+        return ticks > 0
+          ? MediaDuration(value: ticks, timescale: track.timescale, source: .fragments) : nil
       }
+      return
+        (lengths.isEmpty
+        ? streams.compactMap(\.duration).filter { $0.source == .fragments } : lengths).max {
+          $0.seconds < $1.seconds
+        }
     }
     // AVI whose header claims frames the index does not hold: the stored frames' end.
     if input.formatName == "avi", streams.contains(where: { $0.duration?.source == .index }) {
