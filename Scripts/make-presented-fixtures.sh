@@ -95,5 +95,11 @@ done
 # the packet 1024.
 ff -f lavfi -i "testsrc2=size=96x72:rate=25" -f lavfi -i "sine=frequency=440:sample_rate=48000" -t 1.2 -c:v libx264 -preset veryfast -pix_fmt yuv420p -g 5 -c:a aac -b:a 32k -movflags frag_keyframe "${bitexact[@]}" "$dir/fragmented_partial_av.mp4"
 
+# Class 8: an encrypted WebM (1 s of VP9 and Opus): the video track gets WebM Encryption's
+# ContentEncodings (AES-CTR, a key ID) and its blocks become signal byte + IV + ciphertext
+# (Scripts/webm-encrypt.py). The Segment Info's Duration stays what the muxer wrote.
+ff -f lavfi -i "testsrc2=size=96x72:rate=25" -f lavfi -i "sine=frequency=440:sample_rate=48000" -t 1 -c:v libvpx-vp9 -b:v 50k -deadline realtime -c:a libopus -b:a 32k "${bitexact[@]}" "$dir/webm_encrypted.webm"
+python3 Scripts/webm-encrypt.py "$dir/webm_encrypted.webm"
+
 rm -rf "$tmp"
 du -sh "$dir"

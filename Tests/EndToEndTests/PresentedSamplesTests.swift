@@ -212,4 +212,22 @@ import Testing
       }
     }
   }
+
+  /// Class 8: an encrypted WebM (its video track under WebM Encryption: ContentEncryption with
+  /// AES-CTR and a key ID, every block signal byte + IV + ciphertext; no key, so no decoder
+  /// reads it): the duration is the Segment Info's, as the tests' own EBML reader reads it
+  /// (Duration × TimestampScale), with and without --scan, never null.
+  @Test func encryptedWebMKeepsItsSegmentDuration() throws {
+    let name = "webm_encrypted.webm"
+    let oracle = try run("python3", ["\(Self.directory)/webm_info.py", Self.path(name)])
+    let info = try #require(try oracle.json() as? [String: Any])
+    #expect(info["encrypted_tracks"] as? Int == 1)
+    let seconds = try #require(info["seconds"] as? Double)
+    #expect(seconds >= 1)  // 1 s of video and audio was muxed
+    for options in [[], ["--scan"]] {
+      let json = try Self.probe(name, options)
+      let duration = try #require(value(json, "duration", "seconds") as? Double, "\(options)")
+      #expect(abs(duration - seconds) < 1e-9, "\(options): \(duration)")
+    }
+  }
 }
