@@ -94,6 +94,11 @@ done
 # 48 kHz AAC: the AAC encoder's last frame lasts 256 ticks in its trun, where libavformat gives
 # the packet 1024.
 ff -f lavfi -i "testsrc2=size=96x72:rate=25" -f lavfi -i "sine=frequency=440:sample_rate=48000" -t 1.2 -c:v libx264 -preset veryfast -pix_fmt yuv420p -g 5 -c:a aac -b:a 32k -movflags frag_keyframe "${bitexact[@]}" "$dir/fragmented_partial_av.mp4"
+# The same with the audio's fragments filed under track 3, which the moov does not declare (a
+# side-loaded track's fragments): the audio track keeps its 7 moov samples; libavformat files
+# track 3's samples under the video stream.
+cp "$dir/fragmented_partial_av.mp4" "$dir/fragmented_undeclared_track.mp4"
+patch traf-track "$dir/fragmented_undeclared_track.mp4" 2 3
 
 # Class 8: an encrypted WebM (1 s of VP9 and Opus): the video track gets WebM Encryption's
 # ContentEncodings (AES-CTR, a key ID) and its blocks become signal byte + IV + ciphertext

@@ -21,6 +21,9 @@
                                     handler is KIND (soun, vide) to start at MEDIA_TIME (media
                                     timescale) and last DURATION (movie timescale); the entry
                                     count and box sizes stay as they are
+  mp4patch.py traf-track FILE FROM TO
+                                    renumber every movie fragment's track FROM (tfhd track_ID)
+                                    to TO, a track the moov need not declare
 """
 import struct
 import sys
@@ -200,6 +203,20 @@ def edit_list(path, kind, media_time, duration):
     sys.exit("no %s track with an edit list" % kind)
 
 
+def traf_track(path, old, new):
+    """Sets the tfhd track_ID of every traf of track `old` to `new`."""
+    data = bytearray(open(path, "rb").read())
+    changed = 0
+    for offset, header, _ in find(data, ["moof", "traf", "tfhd"]):
+        at = offset + header + 4  # after version and flags
+        if struct.unpack(">I", data[at:at + 4])[0] == old:
+            struct.pack_into(">I", data, at, new)
+            changed += 1
+    if not changed:
+        sys.exit("no fragment of track %d" % old)
+    open(path, "wb").write(data)
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 7 and sys.argv[1] == "matrix":
         set_matrix(sys.argv[2], *(int(v) for v in sys.argv[3:7]))
@@ -217,5 +234,7 @@ if __name__ == "__main__":
         dolby_vision(sys.argv[2], sys.argv[3], *(int(v) for v in sys.argv[4:7]))
     elif len(sys.argv) == 6 and sys.argv[1] == "edit-list":
         edit_list(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
+    elif len(sys.argv) == 5 and sys.argv[1] == "traf-track":
+        traf_track(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     else:
         sys.exit(__doc__)

@@ -54,8 +54,17 @@ package struct BoxLayout: Equatable {
   /// The tracks, by track ID (libavformat's `AVStream.id` for MP4).
   package var tracks: [Int64: Track] = [:]
 
+  /// Track IDs that movie fragments (`traf`) carry samples for but no `trak` of the movie
+  /// declares (a side-loaded track's fragments, a muxer's mistake): no player can present them,
+  /// having no sample description. libavformat 5.1 files their samples under another track.
+  package var undeclaredFragmentTracks: [Int64] {
+    tracks.filter { !$0.value.declared && $0.value.fragmentSamples > 0 }.map(\.key).sorted()
+  }
+
   /// One track's header facts.
   package struct Track: Equatable {
+    /// A `trak` box of the movie describes it (not only fragments or `trex`).
+    package var declared = false
     /// The media timescale (`mdhd`).
     package var timescale: Int64 = 0
     /// The media duration (`mdhd`) in the media timescale; nil when zero or the sentinel.
@@ -242,6 +251,7 @@ package struct BoxLayout: Equatable {
 
   private mutating func readTrack(_ file: BoxFile, _ children: [BoxFile.Header]) {
     var track = Track()
+    track.declared = true
     var id: Int64?
     var timeToSample: BoxFile.Header?
     var compositionOffsets: BoxFile.Header?

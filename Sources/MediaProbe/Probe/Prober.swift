@@ -677,7 +677,22 @@ public struct Prober: Sendable {
         results[index]?.scan?.removeDiscontinuities(allowance: allowance)
       }
       if let end = results[index]?.editEnd { results[index]?.scan?.clampEnd(to: end) }
-      if stream.isAudio, let layout, layout.isFragmented,
+      if stream.isAudio || stream.isVideo, let layout, layout.isFragmented,
+        !layout.undeclaredFragmentTracks.isEmpty,
+        let track = layout.tracks[Int64(stream.containerID)], track.declared, track.timescale > 0,
+        let start = results[index]?.scan?.start
+      {
+        // Fragments of a track the movie does not declare: libavformat files their samples
+        // under another stream. Each declared track presents its own samples, the movie's and
+        // its fragments', as the boxes list them.
+        let ticks = Rational.rescale(
+          (track.mediaDuration ?? 0) + track.fragmentTicks, from: Rational(1, track.timescale)!,
+          to: stream.timeBase)
+        results[index]?.presented = (
+          start, start + ticks, track.tableSamples + track.fragmentSamples
+        )
+        results[index]?.scan?.setPresentation(start: start, end: start + ticks)
+      } else if stream.isAudio, let layout, layout.isFragmented,
         let track = layout.tracks[Int64(stream.containerID)], track.edits.isEmpty,
         track.timescale > 0
       {
@@ -930,7 +945,13 @@ public struct Prober: Sendable {
   ) -> MediaDuration? {
     let declared = declaredDuration(input, streams: streams, layout: layout)
     guard options.scan else { return declared }
-    if let declared, declared.seconds > 0, !declared.estimated,
+    // A fragmented MP4 without mehd declares no whole duration (its movie header covers the
+    // initial movie, or says "unknown"): the samples' span is the duration.
+    let undeclared =
+      layout.map {
+        ($0.isFragmented || $0.unknownDurationSentinel) && $0.fragmentDuration == nil
+      } ?? false
+    if !undeclared, let declared, declared.seconds > 0, !declared.estimated,
       Self.declaresPresentationDuration(input.formatName), declared.source != .bitrate
     {
       return declared
