@@ -523,6 +523,7 @@ Scripts/make-fix-fixtures.sh  # issue 23: mediacompat --fix inputs (Tests/FixFix
 probe_truth
 wild
 audio_wild
+Scripts/make-presented-fixtures.sh  # issue 26: what edit lists, MP3 and AVI headers present
 du -sh "$out"
 
 # --- Regression inputs (Tests/Regressions: not media fixtures, so no probe goldens) -----------

@@ -16,6 +16,14 @@
                                     profiles up to 7, dvvC above) with rpu_present=1, el_present=0,
                                     bl_present=1 and the given bl_signal_compatibility_id; the
                                     file's moov must come after mdat (ffmpeg's default)
+  mp4patch.py edit-list FILE KIND MEDIA_TIME DURATION
+                                    set the first entry of the elst of the first track whose
+                                    handler is KIND (soun, vide) to start at MEDIA_TIME (media
+                                    timescale) and last DURATION (movie timescale); the entry
+                                    count and box sizes stay as they are
+  mp4patch.py traf-track FILE FROM TO
+                                    renumber every movie fragment's track FROM (tfhd track_ID)
+                                    to TO, a track the moov need not declare
 """
 import struct
 import sys
@@ -176,6 +184,39 @@ def dolby_vision(path, fourcc, profile, level, compatibility):
     open(path, "wb").write(data)
 
 
+def edit_list(path, kind, media_time, duration):
+    """Rewrites the first elst entry of the first track with handler `kind` in place."""
+    data = bytearray(open(path, "rb").read())
+    for offset, header, size in find(data, ["moov", "trak"]):
+        handlers = find(data, ["mdia", "hdlr"], offset + header, offset + size)
+        if not handlers or data[handlers[0][0] + 16:handlers[0][0] + 20] != kind.encode():
+            continue
+        (elst, elst_header, _), = find(data, ["edts", "elst"], offset + header, offset + size)
+        version = data[elst + elst_header]
+        entry = elst + elst_header + 8  # version, flags, entry count
+        if version == 1:
+            struct.pack_into(">Qq", data, entry, duration, media_time)
+        else:
+            struct.pack_into(">Ii", data, entry, duration, media_time)
+        open(path, "wb").write(data)
+        return
+    sys.exit("no %s track with an edit list" % kind)
+
+
+def traf_track(path, old, new):
+    """Sets the tfhd track_ID of every traf of track `old` to `new`."""
+    data = bytearray(open(path, "rb").read())
+    changed = 0
+    for offset, header, _ in find(data, ["moof", "traf", "tfhd"]):
+        at = offset + header + 4  # after version and flags
+        if struct.unpack(">I", data[at:at + 4])[0] == old:
+            struct.pack_into(">I", data, at, new)
+            changed += 1
+    if not changed:
+        sys.exit("no fragment of track %d" % old)
+    open(path, "wb").write(data)
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 7 and sys.argv[1] == "matrix":
         set_matrix(sys.argv[2], *(int(v) for v in sys.argv[3:7]))
@@ -191,5 +232,9 @@ if __name__ == "__main__":
         empty_video(sys.argv[2])
     elif len(sys.argv) == 7 and sys.argv[1] == "dolby-vision":
         dolby_vision(sys.argv[2], sys.argv[3], *(int(v) for v in sys.argv[4:7]))
+    elif len(sys.argv) == 6 and sys.argv[1] == "edit-list":
+        edit_list(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
+    elif len(sys.argv) == 5 and sys.argv[1] == "traf-track":
+        traf_track(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     else:
         sys.exit(__doc__)

@@ -112,7 +112,8 @@ import Testing
     let frame = 1152.0 / 48000
     let scan = try run("mediaprobe", ["--scan", file]).json()
     #expect(value(scan, "duration", "seconds") as? Double == truth)
-    // Frames the decoder outputs, plus the fragment the demuxer presents as a packet.
+    // The demuxer presents the stray byte as a packet; it is no frame (issue 26: trailing
+    // garbage after the last frame is not a frame, a warning): the frames the decoder outputs.
     let packets = try run(
       "ffprobe",
       [
@@ -121,7 +122,7 @@ import Testing
       ]
     ).text.trimmingCharacters(in: .whitespacesAndNewlines)
     #expect(Int(packets) == samples / 1152 + 1)
-    #expect(value(scan, "streams", 0, "frame_count") as? Int == samples / 1152 + 1)
+    #expect(value(scan, "streams", 0, "frame_count") as? Int == samples / 1152)
     #expect((value(scan, "warnings") as? [String])?.contains("trailing_data") == true)
     let plain = try run("mediaprobe", [file]).json()
     let estimate = try #require(value(plain, "duration", "seconds") as? Double)

@@ -56,10 +56,20 @@ import Testing
   }
 
   /// An edit list that starts the presentation inside the stored GOP and ends it early: the
-  /// presented frames are those ffmpeg's decoder outputs, the file lasts what the edit says
-  /// (MediaInfo reads it too), and the rate stays the recorded 30 fps.
+  /// presented frames are those whose display interval overlaps the edit's range of the sample
+  /// table (issue 26; the oracle reads the boxes: 77, frames 43 to 119, the edit starting
+  /// half-way through frame 43), one more than ffmpeg's decoder outputs (it drops the frame the
+  /// edit starts inside); the file lasts what the edit says (MediaInfo reads it too), and the
+  /// rate stays the recorded 30 fps.
   @Test func editListsArePresentedAsEdited() throws {
-    let frames = try Self.decoded("editlist_trim.mp4", "0:v", audio: false)
+    let oracle = try run(
+      "python3",
+      ["Tests/PresentedFixtures/mp4_presented.py", "\(fixturesDirectory)/editlist_trim.mp4"])
+    let tracks = try #require(try oracle.json() as? [[String: Any]])
+    let frames = try #require(
+      tracks.first { $0["handler"] as? String == "vide" }?["presented_samples"] as? Int)
+    #expect(frames == 77)
+    #expect(try Self.decoded("editlist_trim.mp4", "0:v", audio: false) == frames - 1)
     let edited = try Self.mediainfoSeconds("editlist_trim.mp4")
     #expect(abs(edited - 2.55) < 0.001)
     for options in [[], ["--scan"]] {

@@ -54,8 +54,17 @@ package struct BoxLayout: Equatable {
   /// The tracks, by track ID (libavformat's `AVStream.id` for MP4).
   package var tracks: [Int64: Track] = [:]
 
+  /// Track IDs that movie fragments (`traf`) carry samples for but no `trak` of the movie
+  /// declares (a side-loaded track's fragments, a muxer's mistake): no player can present them,
+  /// having no sample description. libavformat 5.1 files their samples under another track.
+  package var undeclaredFragmentTracks: [Int64] {
+    tracks.filter { !$0.value.declared && $0.value.fragmentSamples > 0 }.map(\.key).sorted()
+  }
+
   /// One track's header facts.
   package struct Track: Equatable {
+    /// A `trak` box of the movie describes it (not only fragments or `trex`).
+    package var declared = false
     /// The media timescale (`mdhd`).
     package var timescale: Int64 = 0
     /// The media duration (`mdhd`) in the media timescale; nil when zero or the sentinel.
@@ -70,6 +79,18 @@ package struct BoxLayout: Equatable {
     package var fragmentSamples: Int64 = 0
     /// The summed sample durations of the fragments, in the media timescale.
     package var fragmentTicks: Int64 = 0
+    /// Where the latest fragment's samples end in decoding time (its `tfdt` base media decode
+    /// time plus its `trun` durations), in the media timescale; nil without `tfdt`.
+    package var fragmentEnd: Int64?
+
+    /// Where a fragmented track's samples end in decoding time, in the media timescale: the
+    /// latest fragment's end by its `tfdt`, else the movie's samples (`mdhd`) plus every
+    /// fragment's durations. Each sample lasts what its `trun` (or the defaults) says, the last
+    /// one too (an AAC encoder's last frame of 256 samples, where libavformat's packet says
+    /// 1024).
+    package var fragmentedEnd: Int64 {
+      Swift.max(fragmentEnd ?? 0, (mediaDuration ?? 0) + fragmentTicks)
+    }
     /// `trex`'s default sample duration.
     var defaultSampleDuration: Int64 = 0
     /// The type of the first sample entry (`stsd`): `avc1`, `mp4a`, `ipcm`, ...
@@ -81,7 +102,66 @@ package struct BoxLayout: Equatable {
     package var oneTickPerSample = false
     /// The chunk offsets (`stco`/`co64`), read for `ipcm`/`fpcm` tracks only.
     package var chunkOffsets: [Int64] = []
+    /// For a track with an edit list: the composition interval its sample table covers, in the
+    /// media timescale (`stts` decoding times plus `ctts` offsets: the earliest sample's
+    /// composition time, and the latest composition time plus that sample's duration). Nil
+    /// without an edit list or when the tables are unreadable or hold over `tableLimit` samples.
+    package var tableStart: Int64?
+    package var tableEnd: Int64?
+    /// With one media edit: the samples it presents (`readPresentation`), nil otherwise.
+    package var presentedSamples: Int64?
+    /// With one media edit: the earliest composition time at or after the presented interval's
+    /// start (the first sample shown whole; libavformat's first presented packet).
+    package var firstWholeSample: Int64?
+
+    /// What a track with one media edit presents (ISO/IEC 14496-12 8.6.6: the edit maps the
+    /// media interval `[media_time, media_time + segment_duration)` onto the presentation, after
+    /// the empty edits before it): the part of that interval the sample table covers, in the
+    /// media timescale. Samples before `media_time` (AAC priming, frames decoded only as
+    /// references) and after its end (encoder padding) are not presented; an edit that runs past
+    /// the last sample ends with it. Nil without an edit list, with more than one media edit, or
+    /// with an unknown timescale or table.
+    package func presentation(movieTimescale: Int64?) -> Presentation? {
+      guard let movieTimescale, movieTimescale > 0, timescale > 0, let tableStart, let tableEnd
+      else { return nil }
+      let media = edits.enumerated().filter { $0.element.mediaTime >= 0 }
+      guard media.count == 1, let (position, edit) = media.first else { return nil }
+      // Only empty edits (gaps) may come before the media edit.
+      let delay = edits[..<position].reduce(Int64(0)) { $0 + $1.duration }
+      let length =
+        edit.duration == 0
+        ? tableEnd - edit.mediaTime  // a duration of 0: the rest of the media (an unfinished file)
+        : Rational.rescale(
+          edit.duration, from: Rational(1, movieTimescale)!, to: Rational(1, timescale)!)
+      let start = Swift.max(edit.mediaTime, tableStart)
+      let end = Swift.min(edit.mediaTime + length, tableEnd)
+      return Presentation(
+        delay: Rational.rescale(
+          delay, from: Rational(1, movieTimescale)!, to: Rational(1, timescale)!),
+        mediaTime: edit.mediaTime, start: start, end: Swift.max(start, end))
+    }
   }
+
+  /// The part of a track's media an edit list presents, in the media timescale.
+  package struct Presentation: Equatable {
+    /// The empty edits before the media edit (the track starts this late in the movie).
+    package var delay: Int64
+    /// The edit's `media_time`: the media time shown at `delay` in the presentation.
+    package var mediaTime: Int64
+    /// The presented media interval: from the first presented sample (or `media_time`) to the
+    /// end of the edit or of the last sample, whichever comes first.
+    package var start: Int64
+    package var end: Int64
+    /// How long the presented samples last.
+    package var ticks: Int64 { end - start }
+    /// Where the presentation ends on the track's timeline, which starts at 0 with the delay:
+    /// libavformat's timestamps after applying the edit (`media_time` at `delay`).
+    package var endOnTimeline: Int64 { delay + end - mediaTime }
+  }
+
+  /// Samples the sample table may hold for `Track.tableStart`/`tableEnd` to be read (a 16-hour
+  /// recording at 60 fps; the tables of larger tracks are not walked).
+  static let tableLimit: Int64 = 3_500_000
 
   /// An ISO/IEC 23003-5 `pcmC` box: how the samples of an `ipcm` (integer) or `fpcm` (float)
   /// sample entry are stored.
@@ -171,7 +251,12 @@ package struct BoxLayout: Equatable {
 
   private mutating func readTrack(_ file: BoxFile, _ children: [BoxFile.Header]) {
     var track = Track()
+    track.declared = true
     var id: Int64?
+    var timeToSample: BoxFile.Header?
+    var compositionOffsets: BoxFile.Header?
+    var sampleToChunk: BoxFile.Header?
+    var chunkTable: BoxFile.Header?
     for child in children {
       switch child.type {
       case "tkhd":
@@ -198,6 +283,9 @@ package struct BoxLayout: Equatable {
           {
             var offsets: [BoxFile.Header] = []
             for table in stbl.children(in: file) {
+              if table.type == "stts" { timeToSample = table }
+              if table.type == "ctts" { compositionOffsets = table }
+              if table.type == "stsc" { sampleToChunk = table }
               switch table.type {
               case "stsz", "stz2":
                 let body = file.bytes(at: table.body, count: 12)
@@ -207,7 +295,9 @@ package struct BoxLayout: Equatable {
                 let body = file.bytes(at: table.body, count: 16)
                 track.oneTickPerSample =
                   body.count == 16 && Self.int(body, 4, 4) == 1 && Self.int(body, 12, 4) == 1
-              case "stco", "co64": offsets.append(table)
+              case "stco", "co64":
+                offsets.append(table)
+                chunkTable = table
               default: break
               }
             }
@@ -220,6 +310,12 @@ package struct BoxLayout: Equatable {
       }
     }
     guard let id else { return }
+    if !track.edits.isEmpty, let timeToSample {
+      // Samples with data: those the size table lists that the chunk tables place.
+      let stored = Swift.min(
+        track.tableSamples, Self.samplesInChunks(file, sampleToChunk, chunkTable) ?? .max)
+      readPresentation(file, timeToSample, compositionOffsets, stored: stored, into: &track)
+    }
     let defaults = tracks[id]?.defaultSampleDuration ?? 0
     track.defaultSampleDuration = defaults
     tracks[id] = track
@@ -264,6 +360,113 @@ package struct BoxLayout: Equatable {
     return (0..<(body.count / width)).map { int(body, $0 * width, width) }
   }
 
+  /// The run-length entries (count, value) of an `stts` or `ctts` box; nil when the box is cut
+  /// short or lists more than `tableLimit` samples.
+  private static func runs(_ file: BoxFile, _ table: BoxFile.Header) -> [(Int64, Int64)]? {
+    let header = file.bytes(at: table.body, count: 8)
+    guard header.count == 8 else { return nil }
+    let count = int(header, 4, 4)
+    guard count <= tableLimit, UInt64(count) * 8 + 8 <= table.size else { return nil }
+    let body = file.bytes(at: table.body + 8, count: Int(count) * 8)
+    guard body.count == Int(count) * 8 else { return nil }
+    var runs: [(Int64, Int64)] = []
+    var samples: Int64 = 0
+    for index in 0..<Int(count) {
+      let run = int(body, index * 8, 4)
+      // ctts version 1 offsets are signed; version 0 ones are meant as unsigned but written
+      // signed by some muxers: read both signed, as libavformat does.
+      let value = Int64(Int32(truncatingIfNeeded: int(body, index * 8 + 4, 4)))
+      samples += run
+      guard samples <= tableLimit else { return nil }
+      runs.append((run, value))
+    }
+    return runs
+  }
+
+  /// How many samples the chunk tables place (`stsc` runs over the `stco`/`co64` chunks); nil
+  /// when either is missing or cut short.
+  private static func samplesInChunks(
+    _ file: BoxFile, _ stsc: BoxFile.Header?, _ chunks: BoxFile.Header?
+  ) -> Int64? {
+    guard let stsc, let chunks else { return nil }
+    let chunkHeader = file.bytes(at: chunks.body, count: 8)
+    let header = file.bytes(at: stsc.body, count: 8)
+    guard chunkHeader.count == 8, header.count == 8 else { return nil }
+    let chunkCount = int(chunkHeader, 4, 4)
+    let count = int(header, 4, 4)
+    guard count <= tableLimit, UInt64(count) * 12 + 8 <= stsc.size else { return nil }
+    let body = file.bytes(at: stsc.body + 8, count: Int(count) * 12)
+    guard body.count == Int(count) * 12 else { return nil }
+    var total: Int64 = 0
+    for index in 0..<Int(count) {
+      let first = int(body, index * 12, 4)
+      let perChunk = int(body, index * 12 + 4, 4)
+      let next = index + 1 < Int(count) ? int(body, (index + 1) * 12, 4) : chunkCount + 1
+      total += Swift.max(0, Swift.min(next, chunkCount + 1) - first) * perChunk
+    }
+    return total
+  }
+
+  /// The composition times of a sample table (decoding time plus `ctts` offset), in decoding
+  /// order, with each sample's duration (`stts`), in the media timescale.
+  private static func compositionTimes(
+    _ file: BoxFile, _ stts: BoxFile.Header, _ ctts: BoxFile.Header?
+  ) -> [(time: Int64, duration: Int64)]? {
+    guard let durations = runs(file, stts) else { return nil }
+    let offsets = ctts.flatMap { runs(file, $0) } ?? []
+    var times: [(time: Int64, duration: Int64)] = []
+    var decoding: Int64 = 0
+    var offsetRun = 0
+    var leftInRun = offsets.first?.0 ?? 0
+    for (count, delta) in durations {
+      for _ in 0..<count {
+        while leftInRun == 0, offsetRun + 1 < offsets.count {
+          offsetRun += 1
+          leftInRun = offsets[offsetRun].0
+        }
+        let offset = leftInRun == 0 ? 0 : offsets[offsetRun].1
+        if leftInRun > 0 { leftInRun -= 1 }
+        times.append((decoding + offset, delta))
+        decoding += delta
+      }
+    }
+    return times
+  }
+
+  /// Reads a track's sample table interval and, with one media edit, how many of its samples
+  /// the edit presents: those whose display interval (from its composition time to the next
+  /// composition time in display order; the last one its own duration) overlaps the presented
+  /// media interval: the frame on screen when the edit starts is shown, as are frames the edit
+  /// ends inside.
+  private func readPresentation(
+    _ file: BoxFile, _ stts: BoxFile.Header, _ ctts: BoxFile.Header?, stored: Int64,
+    into track: inout Track
+  ) {
+    guard var samples = Self.compositionTimes(file, stts, ctts), !samples.isEmpty else { return }
+    // A sample the time table lists but no chunk holds is no sample (libavformat indexes
+    // only the chunks' samples).
+    if stored >= 0, Int64(samples.count) > stored {
+      samples.removeLast(samples.count - Int(stored))
+    }
+    guard !samples.isEmpty else { return }
+    let sorted = samples.sorted { $0.time < $1.time }
+    track.tableStart = sorted.first!.time
+    track.tableEnd = samples.map { $0.time + $0.duration }.max()!
+    // PCM stored one sample per tick: the demuxer packs chunks, its frames are not samples.
+    guard !track.oneTickPerSample,
+      let presentation = track.presentation(movieTimescale: movieTimescale)
+    else { return }
+    var count: Int64 = 0
+    for (index, sample) in sorted.enumerated() {
+      let end = index + 1 < sorted.count ? sorted[index + 1].time : sample.time + sample.duration
+      if sample.time < presentation.end, end > presentation.start, end > sample.time { count += 1 }
+      if track.firstWholeSample == nil, sample.time >= presentation.start {
+        track.firstWholeSample = sample.time
+      }
+    }
+    track.presentedSamples = count
+  }
+
   private static func edits(_ file: BoxFile, _ elst: BoxFile.Header) -> [Edit] {
     let header = file.bytes(at: elst.body, count: 8)
     guard header.count == 8 else { return [] }
@@ -287,6 +490,7 @@ package struct BoxLayout: Equatable {
     for traf in children where traf.type == "traf" {
       var trackID: Int64?
       var defaultDuration: Int64?
+      var baseTime: Int64?
       for box in traf.children(in: file) {
         switch box.type {
         case "tfhd":
@@ -298,6 +502,10 @@ package struct BoxLayout: Equatable {
           if flags & 0x01 != 0 { at += 8 }  // base data offset
           if flags & 0x02 != 0 { at += 4 }  // sample description index
           if flags & 0x08 != 0, body.count >= at + 4 { defaultDuration = Self.int(body, at, 4) }
+        case "tfdt":
+          let body = file.bytes(at: box.body, count: 12)
+          guard body.count >= 8 else { continue }
+          baseTime = body[0] == 1 ? Self.int(body, 4, 8) : Self.int(body, 4, 4)
         case "trun":
           guard let trackID else { continue }
           let (samples, ticks) = Self.run(
@@ -305,6 +513,12 @@ package struct BoxLayout: Equatable {
             defaultDuration: defaultDuration ?? tracks[trackID]?.defaultSampleDuration ?? 0)
           tracks[trackID, default: Track()].fragmentSamples += samples
           tracks[trackID, default: Track()].fragmentTicks += ticks
+          if let base = baseTime {
+            baseTime = base + ticks  // a second trun of the fragment follows the first
+            let end = base + ticks
+            let latest = tracks[trackID]?.fragmentEnd ?? end
+            tracks[trackID]?.fragmentEnd = Swift.max(latest, end)
+          }
         default: break
         }
       }

@@ -428,6 +428,14 @@ package struct TimestampScan {
     if let end, let start, end > limit, limit > start { self.end = limit }
   }
 
+  /// Sets the span to what a container's index presents (an MP3's walked frames, an MP4 edit
+  /// starting inside a frame), when it is known more exactly than the packets tell.
+  package mutating func setPresentation(start: Int64, end: Int64) {
+    guard end > start else { return }
+    self.start = start
+    self.end = end
+  }
+
   /// The frames the span covers: those with a timestamp, or every one when none had a
   /// timestamp and the span is their count times their one duration.
   package var spannedFrames: Int64 {

@@ -131,20 +131,33 @@ public struct Prober: Sendable {
         }
       }
     }
-    let mp3 = input.formatName == "mp3" ? MP3Info.read(input.source) : nil
+    let (mp3, mp3TagTrimmed) =
+      input.formatName == "mp3" ? MP3Info.inspect(input.source) : (nil, false)
     if input.formatMismatch != nil { warnings.insert(.formatMismatch) }
     if input.skippedBytes > 0 { warnings.insert(.leadingJunk) }
 
     var reader = StreamReader(input: input, layout: layout, mp3: mp3)
     var streams = (0..<input.streamCount).map { reader.stream(at: $0) }
     warnings.formUnion(reader.warnings)
+    // An MP3 whose header libavformat misreads: its frames, walked. With --scan only where
+    // the demuxer loses a frame (a trimmed tag frame); its packets are the frames otherwise.
+    let walked =
+      input.formatName == "mp3"
+        && (mp3TagTrimmed || (!options.scan && Self.implausibleMP3Duration(input, mp3: mp3)))
+      ? MPEGAudioFrames.read(input.source) : nil
+    if !options.scan, let walked {
+      Self.applyFrameWalk(walked, mp3: mp3, to: &streams, warnings: &warnings)
+    }
     let verification = options.verify.map {
       Verification(
         input: input, scope: $0, hashing: options.hash, threads: options.decoderThreads,
         indexPastEnd: indexPastEnd)
     }
-    let measured = try measure(
+    var measured = try measure(
       input, streams: streams, layout: layout, verification: verification)
+    if options.scan, let walked {
+      Self.applyFrameWalk(walked, mp3: mp3, streams: streams, to: &measured, warnings: &warnings)
+    }
     for (index, report) in verification?.reports() ?? [:] { streams[index].decode = report }
     var details = Details(chapters: input.chapters, startMicroseconds: input.startMicroseconds)
     for stream in input.streams {
@@ -222,6 +235,65 @@ public struct Prober: Sendable {
     return nil
   }
 
+  /// An MP3 file's frames as its headers chain them (`MPEGAudioFrames`) replace the demuxer's
+  /// packets where they differ: a Xing/Info frame cut short makes libavformat skip the first
+  /// audio frame with it, and bytes after the last frame that are no frame are no packet. The
+  /// stream presents its frames' samples less the LAME tag's encoder delay and padding (the
+  /// LAME tag specification: a gapless decoder removes both; FFmpeg's decoder does, through skip
+  /// samples), or every sample without a LAME tag.
+  static func applyFrameWalk(
+    _ frames: MPEGAudioFrames, mp3: MP3Info?, streams: [MediaStream],
+    to measured: inout [Int: Measurement], warnings: inout Set<ProbeWarning>
+  ) {
+    guard frames.frames > 0,
+      let stream = streams.first(where: {
+        $0.type == .audio && ["mp1", "mp2", "mp3"].contains($0.codec.name)
+      }),
+      Int64(stream.audio?.sampleRate ?? 0) == frames.sampleRate,
+      let scan = measured[stream.index]?.scan
+    else { return }
+    if frames.trailingBytes > 0 { warnings.insert(.trailingData) }
+    let trimmed = mp3.map { ($0.delay ?? 0) + ($0.padding ?? 0) } ?? 0
+    let samples = Swift.max(0, frames.samples - trimmed)
+    let start = scan.start ?? 0
+    let ticks = Rational.rescale(
+      samples, from: Rational(1, frames.sampleRate)!, to: stream.timeBase)
+    measured[stream.index]?.presented = (start, start + ticks, frames.frames)
+    if ticks > 0 { measured[stream.index]?.scan?.setPresentation(start: start, end: start + ticks) }
+  }
+
+  /// An MP3 file without a Xing header whose duration is longer than its bytes last at 8 kbit/s,
+  /// the lowest MPEG audio bit rate (ISO/IEC 13818-3): libavformat read a header that is not
+  /// one (a tag frame cut inside its fields, read as a frame count, made a 6 KB file last
+  /// 438,232 s).
+  static func implausibleMP3Duration(_ input: InputFile, mp3: MP3Info?) -> Bool {
+    guard mp3 == nil, let size = input.source.size, let duration = input.durationMicroseconds else {
+      return false
+    }
+    return Double(duration) / 1e6 * 8_000 / 8 > Double(size)
+  }
+
+  /// Plain mode's use of an MP3's walked frames: the audio stream's frame count and duration
+  /// (its frames' samples less the LAME tag's delay and padding), `source: index`.
+  static func applyFrameWalk(
+    _ frames: MPEGAudioFrames, mp3: MP3Info?, to streams: inout [MediaStream],
+    warnings: inout Set<ProbeWarning>
+  ) {
+    guard frames.frames > 0,
+      let index = streams.firstIndex(where: {
+        $0.type == .audio && ["mp1", "mp2", "mp3"].contains($0.codec.name)
+      }),
+      Int64(streams[index].audio?.sampleRate ?? 0) == frames.sampleRate
+    else { return }
+    if frames.trailingBytes > 0 { warnings.insert(.trailingData) }
+    let trimmed = mp3.map { ($0.delay ?? 0) + ($0.padding ?? 0) } ?? 0
+    streams[index].duration = MediaDuration(
+      value: Swift.max(0, frames.samples - trimmed), timescale: frames.sampleRate, source: .index)
+    streams[index].frameCount = frames.frames
+    streams[index].frameCountSource = .index
+    warnings.remove(.durationFromBitrate)
+  }
+
   /// Where the samples the demuxer indexed lie against the end of the file.
   struct SamplesInside {
     /// Every indexed sample ends inside the file.
@@ -285,6 +357,13 @@ public struct Prober: Sendable {
     var rateFromTimestamps: Rational?
     /// The stream's presentation ends here (an MP4 edit list), in its time-base ticks.
     var editEnd: Int64?
+    /// What an MP3's walked frames present (`applyFrameWalk`): where on the stream's timeline,
+    /// in its time-base ticks, and how many frames (replacing the packets' count).
+    var presented: (start: Int64, end: Int64, samples: Int64)?
+    /// Where an MP4 track's one media edit starts on the stream's timeline, and how many more
+    /// samples it presents than the demuxer does (`BoxLayout.Track.presentation`: the frame the
+    /// edit starts inside, which libavformat marks as discarded).
+    var edit: (start: Int64, firstWhole: Int64?, extraSamples: Int64)?
     /// The decoder outputs nothing for the stream's first packet: it starts at the second.
     var firstPacketYieldsNothing = false
     /// Packets the demuxer marked as not presented (outside an MP4 edit list).
@@ -292,6 +371,11 @@ public struct Prober: Sendable {
     /// The stream's last packet holds no frame (`PacketCheck.mpegAudio`: trailing bytes; AC-3 or
     /// ADTS: a frame cut by the end of the file).
     var endsWithFragment = false
+    /// MPEG audio packets without a frame header after the stream's last frame (trailing bytes
+    /// the demuxer presents as packets): no frames.
+    var trailingNonFrames: Int64 = 0
+    /// MPEG audio in AVI: the frames its packets hold, by their headers.
+    var mpegFrames: MPEGAudioFrameCounter?
     var ratesFromTimestamps: Bool { rateFromTimestamps != nil }
   }
 
@@ -426,9 +510,15 @@ public struct Prober: Sendable {
           decodedAlone.insert(stream.index)
         }
         if let rate = stream.audio?.sampleRate { sampleRates[stream.index] = Int64(rate) }
+        if input.formatName == "avi", stream.type == .audio,
+          ["mp1", "mp2", "mp3"].contains(stream.codec.name)
+        {
+          results[stream.index]?.mpegFrames = MPEGAudioFrameCounter()
+        }
         if let end = Self.editEnd(of: input.view(stream.index), layout: layout) {
           results[stream.index]?.editEnd = end
         }
+        results[stream.index]?.edit = Self.edit(of: input.view(stream.index), layout: layout)
       }
     }
     let demuxer = Demuxer(input)
@@ -512,9 +602,18 @@ public struct Prober: Sendable {
         let verdict =
           packet.isEmpty ? .undecodable : checks[index]?.verdict(packet.bytes) ?? .frame
         switch checks[index] {
-        case .mpegAudio: results[index]?.endsWithFragment = verdict != .frame
+        case .mpegAudio where !packet.isDiscarded:
+          results[index]?.endsWithFragment = verdict != .frame
+          if verdict == .frame {
+            results[index]?.trailingNonFrames = 0
+          } else {
+            results[index]?.trailingNonFrames += 1
+          }
         case .ac3, .adts: results[index]?.endsWithFragment = verdict == .noFrame
         default: break
+        }
+        if results[index]?.mpegFrames != nil, !packet.isDiscarded {
+          results[index]?.mpegFrames?.add(packet.bytes)
         }
         if packet.isDiscarded {
           release(index, isLast: false)
@@ -578,6 +677,51 @@ public struct Prober: Sendable {
         results[index]?.scan?.removeDiscontinuities(allowance: allowance)
       }
       if let end = results[index]?.editEnd { results[index]?.scan?.clampEnd(to: end) }
+      if stream.isAudio || stream.isVideo, let layout, layout.isFragmented,
+        !layout.undeclaredFragmentTracks.isEmpty,
+        let track = layout.tracks[Int64(stream.containerID)], track.declared, track.timescale > 0,
+        let start = results[index]?.scan?.start
+      {
+        // Fragments of a track the movie does not declare: libavformat files their samples
+        // under another stream. Each declared track presents its own samples, the movie's and
+        // its fragments', as the boxes list them.
+        let ticks = Rational.rescale(
+          (track.mediaDuration ?? 0) + track.fragmentTicks, from: Rational(1, track.timescale)!,
+          to: stream.timeBase)
+        results[index]?.presented = (
+          start, start + ticks, track.tableSamples + track.fragmentSamples
+        )
+        results[index]?.scan?.setPresentation(start: start, end: start + ticks)
+      } else if stream.isAudio, let layout, layout.isFragmented,
+        let track = layout.tracks[Int64(stream.containerID)], track.edits.isEmpty,
+        track.timescale > 0
+      {
+        // A fragmented audio track ends where its samples' durations end (the trun's own,
+        // the last one too: libavformat gives every packet the default duration).
+        results[index]?.scan?.clampEnd(
+          to: Rational.rescale(
+            track.fragmentedEnd, from: Rational(1, track.timescale)!, to: stream.timeBase))
+      }
+      if let counter = results[index]?.mpegFrames, counter.frames > 0, counter.sampleRate > 0,
+        let start = results[index]?.scan?.start
+      {
+        // MPEG audio in AVI lasts its frames' samples: an AVI audio header that counts bytes
+        // (dwSampleSize 1, a byte rate) times VBR frames by a rate they do not keep (1.11 s
+        // for 2.04 s of frames).
+        let ticks = Rational.rescale(
+          counter.samples, from: Rational(1, counter.sampleRate)!, to: stream.timeBase)
+        results[index]?.presented = (start, start + ticks, counter.frames)
+        results[index]?.scan?.setPresentation(start: start, end: start + ticks)
+      }
+      if let edit = results[index]?.edit, edit.extraSamples > 0,
+        let scan = results[index]?.scan, let start = scan.start, let end = scan.end
+      {
+        // The frame the edit starts inside is shown from the edit's start; the demuxer discards
+        // it and starts its timeline at the next frame, which the edit shows later: the span
+        // is the edit's, from its start, on the specification's timeline.
+        let shift = (edit.firstWhole ?? start) - start
+        results[index]?.scan?.setPresentation(start: edit.start, end: end + shift)
+      }
       // Audio starts no earlier than libavformat's `start_time` (Ogg Vorbis's first packet, at
       // -128, yields no samples). Video does not: its `start_time` can lie after frames a decoder
       // outputs (an MPEG-TS B-frame sent after its I-frame, Matroska packets without a dts).
@@ -703,17 +847,56 @@ public struct Prober: Sendable {
     return (ticks(skip), ticks(discard))
   }
 
-  /// Where an MP4 track's presentation ends, in its time-base ticks: the first edit's start
-  /// plus the durations of its edits (one non-empty edit only; otherwise nil).
+  /// Where an MP4 track's presentation ends, in its time-base ticks: where its one media edit
+  /// ends, or its last sample when the edit runs past it (`BoxLayout.Track.presentation`; the
+  /// demuxer stretches the last packet to the edit's end), after the empty edits before it;
+  /// without the sample table's interval, the durations of its edits (one non-empty edit only;
+  /// otherwise nil).
   static func editEnd(of stream: StreamView, layout: BoxLayout?) -> Int64? {
     guard let layout, let movieScale = layout.movieTimescale, movieScale > 0,
       let track = layout.tracks[Int64(stream.containerID)], !track.edits.isEmpty,
       !layout.isFragmented
     else { return nil }
+    if let presented = track.presentation(movieTimescale: movieScale) {
+      return Rational.rescale(
+        presented.endOnTimeline, from: Rational(1, track.timescale)!, to: stream.timeBase)
+    }
     let media = track.edits.filter { $0.mediaTime >= 0 }
     guard media.count == 1 else { return nil }
     let total = track.edits.reduce(0) { $0 + $1.duration }
     return Rational.rescale(total, from: Rational(1, movieScale)!, to: stream.timeBase)
+  }
+
+  /// Where an MP4 track's one media edit starts presenting on the stream's timeline
+  /// (libavformat's: the edit's `media_time` at the empty edits' delay), in its time-base ticks,
+  /// and how many more samples it presents than the demuxer does; nil without one media edit
+  /// or a readable sample table.
+  static func edit(of stream: StreamView, layout: BoxLayout?) -> (
+    start: Int64, firstWhole: Int64?, extraSamples: Int64
+  )? {
+    guard let layout, !layout.isFragmented,
+      let track = layout.tracks[Int64(stream.containerID)],
+      let presentation = track.presentation(movieTimescale: layout.movieTimescale),
+      let samples = track.presentedSamples, presentation.ticks > 0
+    else { return nil }
+    let media = Rational(1, track.timescale)!
+    func timeline(_ ticks: Int64) -> Int64 {
+      Rational.rescale(
+        presentation.delay + ticks - presentation.mediaTime, from: media, to: stream.timeBase)
+    }
+    return (
+      timeline(presentation.start), track.firstWholeSample.map(timeline),
+      shownBeyondTheDemuxer(stream, presented: samples)
+    )
+  }
+
+  /// How many more samples an edit list presents (`presented`, from the sample table) than the
+  /// demuxer does: at most those it flagged discarded (the frame an edit starts inside is one
+  /// of them); never fewer than it presents. A sample the demuxer did not index at all is not
+  /// counted: nothing can read it.
+  static func shownBeyondTheDemuxer(_ stream: StreamView, presented: Int64) -> Int64 {
+    let (entries, demuxed) = stream.indexCounts()
+    return Swift.min(Swift.max(0, presented - demuxed), entries - demuxed)
   }
 
   /// The constant frame rate the first packets' timestamps show: the standard rate they round to
@@ -762,7 +945,13 @@ public struct Prober: Sendable {
   ) -> MediaDuration? {
     let declared = declaredDuration(input, streams: streams, layout: layout)
     guard options.scan else { return declared }
-    if let declared, declared.seconds > 0, !declared.estimated,
+    // A fragmented MP4 without mehd declares no whole duration (its movie header covers the
+    // initial movie, or says "unknown"): the samples' span is the duration.
+    let undeclared =
+      layout.map {
+        ($0.isFragmented || $0.unknownDurationSentinel) && $0.fragmentDuration == nil
+      } ?? false
+    if !undeclared, let declared, declared.seconds > 0, !declared.estimated,
       Self.declaresPresentationDuration(input.formatName), declared.source != .bitrate
     {
       return declared
@@ -779,13 +968,26 @@ public struct Prober: Sendable {
     _ input: InputFile, streams: [MediaStream], layout: BoxLayout?
   ) -> MediaDuration? {
     if let layout, layout.isFragmented || layout.unknownDurationSentinel {
-      // The header says "unknown" (or nothing): mehd, else the longest track's fragments.
+      // The header says "unknown" (or only the initial movie's length): mehd, else the longest
+      // audio or video track's samples, the movie's and the fragments' (from the boxes, so
+      // --scan keeps it too).
       if let ticks = layout.fragmentDuration, let scale = layout.movieTimescale, scale > 0 {
         return MediaDuration(value: ticks, timescale: scale, source: .fragments)
       }
-      return streams.compactMap(\.duration).filter { $0.source == .fragments }.max {
-        $0.seconds < $1.seconds
+      let timed = streams.filter { $0.type == .audio || $0.type == .video }
+      let lengths: [MediaDuration] = timed.compactMap { stream in
+        guard let track = layout.tracks[Int64(input.view(stream.index).containerID)],
+          track.timescale > 0, layout.isFragmented
+        else { return nil }
+        let ticks = (track.mediaDuration ?? 0) + track.fragmentTicks
+        return ticks > 0
+          ? MediaDuration(value: ticks, timescale: track.timescale, source: .fragments) : nil
       }
+      return
+        (lengths.isEmpty
+        ? streams.compactMap(\.duration).filter { $0.source == .fragments } : lengths).max {
+          $0.seconds < $1.seconds
+        }
     }
     // AVI whose header claims frames the index does not hold: the stored frames' end.
     if input.formatName == "avi", streams.contains(where: { $0.duration?.source == .index }) {
@@ -794,6 +996,12 @@ public struct Prober: Sendable {
     }
     if let mp3 = streams.first(where: { $0.duration?.source == .header }), streams.count <= 2 {
       return mp3.duration
+    }
+    // An MP3 whose header could not be read (`headerUnreliable`): its walked frames.
+    if input.formatName == "mp3",
+      let walked = streams.first(where: { $0.type == .audio && $0.duration?.source == .index })
+    {
+      return walked.duration
     }
     guard let duration = input.durationMicroseconds else { return nil }
     // An MP4/MOV movie header's duration is libavformat's (mov.c copies it), exact in its own
@@ -883,9 +1091,17 @@ extension MediaStream {
   /// Replaces header values with what reading packets measured.
   mutating func apply(_ measurement: Prober.Measurement, timeBase: Rational) {
     if let scan = measurement.scan, scan.packetCount > 0 {
-      frameCount = scan.packetCount
+      // An MP4 edit list's presented samples, not the demuxer's non-discarded packets.
+      // Trailing MPEG audio packets without a frame header are no frames.
+      frameCount =
+        measurement.presented?.samples
+        ?? (scan.packetCount - measurement.trailingNonFrames + (measurement.edit?.extraSamples ?? 0))
       frameCountSource = .scan
-      if let ticks = scan.durationTicks {
+      if let counter = measurement.mpegFrames, counter.frames > 0, counter.sampleRate > 0 {
+        // Exactly, in samples (the AVI time base may not hold it).
+        duration = MediaDuration(
+          value: counter.samples, timescale: counter.sampleRate, source: .scan)
+      } else if let ticks = scan.durationTicks {
         duration = MediaDuration(ticks: ticks, timeBase: timeBase, source: .scan)
       }
       if var video, disposition["attached_pic"] != true {

@@ -77,6 +77,16 @@ struct StreamReader {
         warnings.insert(.durationSentinel)
         return nil
       }
+      // An edit list presents the part of its media range the samples cover: not the priming
+      // before `media_time`, nor the padding after the edit, nor an edit's length past the last
+      // sample (libavformat reports the edit's length there).
+      if let presented = track.presentation(movieTimescale: layout.movieTimescale),
+        presented.ticks > 0,
+        raw.map({ Rational.rescale($0, from: timeBase, to: Rational(1, track.timescale)!) })
+          != presented.ticks
+      {
+        return MediaDuration(value: presented.ticks, timescale: track.timescale, source: .index)
+      }
     }
     // The gapless length, unless the LAME tag leaves nothing (its delay and padding exceed the
     // frames' samples): then the header's is no better than the stream's.
@@ -116,6 +126,14 @@ struct StreamReader {
         return total > 0 ? (total, .fragments) : nil
       }
       let (entries, presented) = view.indexCounts()
+      // An edit list presents the samples whose display interval overlaps its range of the
+      // sample table (the demuxer drops a frame the edit starts inside).
+      if let layout, !layout.isFragmented, let track = track(view),
+        let shown = track.presentedSamples,
+        track.presentation(movieTimescale: layout.movieTimescale)?.ticks ?? 0 > 0, presented > 0
+      {
+        return (presented + Prober.shownBeyondTheDemuxer(view, presented: shown), .index)
+      }
       if entries == 0, let track = track(view), track.tableSamples == 0 {
         return (0, .index)  // a track whose sample table holds no sample
       }
