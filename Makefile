@@ -54,7 +54,7 @@ demo: build
 	@$$(swift build --show-bin-path)/mediamerge --force Tests/MergeFixtures/landscape.mp4 Tests/MergeFixtures/portrait.mp4 Tests/MergeFixtures/mirrored.mp4 -o .build/demo/merged.mp4
 	@$$(swift build --show-bin-path)/mediaprobe --summary --scan .build/demo/merged.mp4
 	@echo
-	@echo "== mediamerge --composition Scripts/demo-composition.json: a title still, two clips with a fade and a crossfade, a looped music bed, markers as chapters"
+	@echo "== mediamerge --composition Scripts/demo-composition.json: a title still, two clips with a fade and a crossfade, a sepia look with a vignette, a fading text title, a looped music bed, markers as chapters"
 	@$$(swift build --show-bin-path)/mediamerge --force --composition Scripts/demo-composition.json -o .build/demo/composed.mp4 | jq -c '{duration: .plan.duration.seconds, frames: .render.frames, check: .render.check.passed, psnr: [.render.check.segments[].psnr], clipped_samples: .render.clipped_samples}'
 	@ffprobe -v error -show_chapters -of compact=p=0 .build/demo/composed.mp4
 	@echo
