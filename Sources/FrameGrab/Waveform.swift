@@ -1,6 +1,8 @@
 import AV
+import Dispatch
 import MediaCore
 import OutputKit
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -137,8 +139,80 @@ public struct Waveform: Sendable, Equatable {
   /// Decodes the default audio stream of `source` (the ffmpeg CLI's choice, as media2wav) to
   /// 16-bit PCM (libswresample; the samples equal `ffmpeg -i IN -f s16le -`) and bins it.
   ///
+  /// With `threads` above 1, a stream `AudioChunks` can cut exactly (AAC LC or MP3 in an MP4
+  /// file, 20 s or longer) is decoded in that many chunks at once, each starting on a bin, and
+  /// the bins joined; when the chunks' checks do not show that their samples equal one
+  /// sequential decode (a noise-coded AAC band, a gap, a changed file), it is decoded again in
+  /// one pass. Either way the bins are the sequential decode's.
+  ///
   /// - Throws: `FrameError.audio` with the extraction's code (`no_audio_stream`, ...).
   public static func measure(
+    _ source: InputSource, options: OpenOptions, samplesPerPixel: Int, split: Bool,
+    threads: Int = 1
+  ) throws(FrameError) -> Waveform {
+    try measureCounting(
+      source, options: options, samplesPerPixel: samplesPerPixel, split: split, threads: threads
+    ).waveform
+  }
+
+  /// `measure`, and how many chunks the decode took (1: one sequential pass).
+  public static func measureCounting(
+    _ source: InputSource, options: OpenOptions, samplesPerPixel: Int, split: Bool,
+    threads: Int = 1
+  ) throws(FrameError) -> (waveform: Waveform, chunks: Int) {
+    if threads > 1,
+      let plan = AudioChunks.plan(
+        source, options: options, chunks: threads, alignment: samplesPerPixel),
+      let waveform = try measure(plan, samplesPerPixel: samplesPerPixel, split: split)
+    {
+      return (waveform, plan.count)
+    }
+    let waveform = try measureSequentially(
+      source, options: options, samplesPerPixel: samplesPerPixel, split: split)
+    return (waveform, 1)
+  }
+
+  /// The waveform from `plan`'s chunks decoded at once, or nil when their checks fail (or a
+  /// chunk failed other than by an interruption or the time limit: the sequential decode then
+  /// reports what is wrong).
+  package static func measure(_ plan: AudioChunks.Plan, samplesPerPixel: Int, split: Bool)
+    throws(FrameError) -> Waveform?
+  {
+    let results = Mutex<[Int: Result<(AudioChunks.ChunkReport, [Int16]), ExtractError>]>([:])
+    DispatchQueue.concurrentPerform(iterations: plan.count) { k in
+      var builder = Builder(
+        inputChannels: plan.channels, split: split, samplesPerPixel: samplesPerPixel)
+      do throws(ExtractError) {
+        let report = try AudioChunks.decode(plan, chunk: k) { builder.add($0) }
+        let data = builder.finish(sampleRate: plan.sampleRate).data
+        results.withLock { $0[k] = .success((report, data)) }
+      } catch {
+        results.withLock { $0[k] = .failure(error) }
+      }
+    }
+    var reports: [AudioChunks.ChunkReport] = []
+    var data: [Int16] = []
+    for k in 0..<plan.count {
+      switch results.withLock({ $0.removeValue(forKey: k) }) {
+      case .success(let (report, bins)):
+        reports.append(report)
+        data += bins
+      case .failure(let error):
+        switch error {
+        case .interrupted, .input(.timeout): throw .audio(error)
+        default: return nil
+        }
+      case nil: return nil
+      }
+    }
+    guard AudioChunks.joined(reports, plan: plan) else { return nil }
+    return Waveform(
+      sampleRate: plan.sampleRate, samplesPerPixel: samplesPerPixel,
+      channels: split ? plan.channels : 1, data: data)
+  }
+
+  /// The waveform from one decode from the start.
+  package static func measureSequentially(
     _ source: InputSource, options: OpenOptions, samplesPerPixel: Int, split: Bool
   ) throws(FrameError) -> Waveform {
     do throws(ExtractError) {
@@ -321,26 +395,29 @@ public enum WaveformJob {
     public var length: Int
     /// The file's size in bytes.
     public var bytes: Int
+    /// The audio was decoded in this many chunks at once (1: one pass from the start).
+    public var chunks: Int
 
     enum CodingKeys: String, CodingKey {
       case input, output, kind, format
       case sampleRate = "sample_rate"
       case samplesPerPixel = "samples_per_pixel"
-      case bits, channels, length, bytes
+      case bits, channels, length, bytes, chunks
     }
   }
 
-  /// Measures `source` and writes the waveform to `output` as its extension says.
+  /// Measures `source` (in `threads` chunks at once where that is exact: `Waveform.measure`)
+  /// and writes the waveform to `output` as its extension says.
   ///
   /// - Throws: `FrameError`: `.unsupportedOutput`, `.audio`, `.encoder`, `.output`.
   public static func run(
     _ source: InputSource, input: String, output: String, open: OpenOptions,
     samplesPerPixel: Int, bits: Int, split: Bool, style: WaveformStyle, overwrite: Bool,
-    sync: Bool
+    sync: Bool, threads: Int = 1
   ) throws(FrameError) -> Record {
     guard let kind = Kind(path: output) else { throw .unsupportedOutput(output) }
-    let waveform = try Waveform.measure(
-      source, options: open, samplesPerPixel: samplesPerPixel, split: split)
+    let (waveform, chunks) = try Waveform.measureCounting(
+      source, options: open, samplesPerPixel: samplesPerPixel, split: split, threads: threads)
     let bytes: [UInt8]
     switch kind {
     case .json: bytes = Array(waveform.json(bits: bits).utf8)
@@ -351,6 +428,6 @@ public enum WaveformJob {
     return Record(
       input: input, output: output, format: kind.rawValue, sampleRate: waveform.sampleRate,
       samplesPerPixel: samplesPerPixel, bits: kind == .png ? nil : bits,
-      channels: waveform.channels, length: waveform.length, bytes: bytes.count)
+      channels: waveform.channels, length: waveform.length, bytes: bytes.count, chunks: chunks)
   }
 }

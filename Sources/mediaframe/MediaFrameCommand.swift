@@ -319,7 +319,7 @@ struct MediaFrameCommand: ParsableCommand {
             .file(path.name), input: display, output: command.outputPath(for: path.name),
             open: job.open, samplesPerPixel: command.samplesPerPixel, bits: command.bits,
             split: command.splitChannels, style: drawing, overwrite: job.overwrite,
-            sync: job.sync)
+            sync: job.sync, threads: workers == 1 ? coreCount : 1)
           return (display, [encodeLine(record)], nil as FrameError?)
         }
         try FrameJob.run(
