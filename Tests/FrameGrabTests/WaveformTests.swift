@@ -243,3 +243,41 @@ import Testing
     #expect(planned(fixture("steps_lc.m4a")))
   }
 }
+
+/// A picture's columns reduced while decoding (no bins held) against the columns of the whole
+/// waveform: equal for one pass and for chunks, for more and fewer columns than bins; an input
+/// whose length the container does not state exactly keeps its bins.
+@Suite struct WaveformColumnTests {
+  @Test(arguments: [(256, 1000, false), (256, 37, true), (100, 1000, false), (4000, 7, true)])
+  func columnsWhileDecoding(size: Int, width: Int, split: Bool) throws {
+    let path = fixture("steps_lc.m4a")
+    let whole = try Waveform.measureSequentially(
+      .file(path), options: OpenOptions(), samplesPerPixel: size, split: split)
+    let expected = WaveformColumns(whole, width: width)
+    let one = try Waveform.measureSequentially(
+      .file(path), options: OpenOptions(), samplesPerPixel: size, split: split, columns: width)
+    #expect(one.columns == expected)
+    #expect(one.waveform.data.isEmpty)
+    #expect(one.bins == whole.length)
+    let plan = try #require(
+      AudioChunks.plan(
+        .file(path), options: OpenOptions(), chunks: 3, alignment: size, minimumSeconds: 0))
+    let chunked = try #require(
+      try Waveform.measure(plan, samplesPerPixel: size, split: split, columns: width))
+    #expect(chunked.columns == expected)
+    #expect(chunked.waveform.data.isEmpty)
+    #expect(chunked.bins == whole.length)
+    var style = WaveformStyle()
+    style.width = width
+    #expect(
+      style.draw(chunked.columns!, sampleRate: 16000, samplesPerPixel: size) == style.draw(whole))
+  }
+
+  @Test func withoutStatedLength() throws {
+    let measured = try Waveform.measureSequentially(
+      .file(fixture("pcm.wav")), options: OpenOptions(), samplesPerPixel: 7, split: false,
+      columns: 100)
+    #expect(measured.columns == nil)
+    #expect(measured.waveform.length == (1000 + 6) / 7)
+  }
+}

@@ -53,6 +53,8 @@ package enum AudioChunks {
     package let preroll: Int64
     /// Samples a chunk decodes past its end, compared with the next chunk's first ones.
     package let seamSamples: Int64
+    /// The samples a decode delivers, as the container states them (`declaredSamples(of:)`).
+    package let declaredSamples: Int64
     /// The file's identity when planned (device, inode, size, modification time).
     let identity: [Int64]
 
@@ -114,7 +116,8 @@ package enum AudioChunks {
     default:
       return nil
     }
-    guard Double(stream.duration) / Double(rate) >= minimumSeconds,
+    guard let expected = expectedSamples(input.stream(index)),
+      Double(expected) / Double(rate) >= minimumSeconds,
       let identity = identity(of: input.source.fd)
     else { return nil }
     if codec == .aacLC
@@ -123,13 +126,36 @@ package enum AudioChunks {
       return nil
     }
     let first = stream.start_time
-    let bins = stream.duration / Int64(alignment)
+    let bins = expected / Int64(alignment)
     let starts = (0..<chunks).map { k in first + bins * Int64(k) / Int64(chunks) * Int64(alignment)
     }
     return Plan(
       path: path, options: options, streamIndex: index, codec: codec, sampleRate: rate,
       channels: channels, firstSample: first, starts: starts, preroll: preroll,
-      seamSamples: 4096, identity: identity)
+      seamSamples: 4096, declaredSamples: expected, identity: identity)
+  }
+
+  /// The samples a decode of `audio`'s stream delivers, when the container states them: an
+  /// MP4 (`mov` demuxer) track in a time base of 1/sample rate whose packets each decode to
+  /// the codec's frame size (AAC, MP3): from the first sample after the edit list's start trim
+  /// to the end of the sample table's last packet (FFmpeg 5.1 does not trim the end). Nil for
+  /// any other input. A caller relying on it checks the count it got.
+  package static func declaredSamples(of audio: AudioSource) -> Int64? {
+    guard audio.input.formatName.hasPrefix("mov,") else { return nil }
+    return expectedSamples(audio.input.stream(audio.stream.index))
+  }
+
+  /// See `declaredSamples(of:)`.
+  static func expectedSamples(_ stream: UnsafeMutablePointer<AVStream>) -> Int64? {
+    let parameters = stream.pointee.codecpar.pointee
+    let rate = parameters.sample_rate
+    let entries = avformat_index_get_entries_count(stream)
+    guard rate > 0, parameters.frame_size > 0, stream.pointee.time_base.num == 1,
+      stream.pointee.time_base.den == rate, stream.pointee.start_time != mt_nopts_value,
+      entries > 0, let last = avformat_index_get_entry(stream, entries - 1)
+    else { return nil }
+    let end = last.pointee.timestamp + Int64(parameters.frame_size)
+    return end > stream.pointee.start_time ? end - stream.pointee.start_time : nil
   }
 
   /// Device, inode, size and modification time of an open descriptor.
