@@ -283,6 +283,9 @@ struct MediaFrameCommand: ParsableCommand {
     diagnostics.ffmpegLogLevel.apply()
     let inputs = try input.inputs(arguments: self.inputs)
     let workers = workerCount(items: inputs.knownCount, jobs: parallel.jobs)
+    // Each input's decoder maps its pictures anew (a 2160p 10-bit one is ~25 MB): with many
+    // inputs they come from the kept heap instead (mediaprobe --verify's setting).
+    tuneMemoryAllocator(heapBlocksUpTo: (inputs.knownCount ?? 2) > 1 ? 32 << 20 : 1 << 20)
     var options = FrameJobOptions()
     options.mode = mode
     options.tolerance = tolerance
