@@ -56,6 +56,7 @@ bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
 probe="$bin/mediaprobe"
 which=${1:-all}
 if [ "$which" = fix ]; then probe="$bin/mediacompat"; fi
+if [ "$which" = frame ]; then probe="$bin/mediaframe"; fi
 [ -x "$probe" ] || { echo "build first: make release" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -609,7 +610,7 @@ bench_frame() {
       small=$(peak_kib "$frame" "$work/1$name.m4a" --waveform "$work/w1.$kind" --force --no-sync)
       large=$(peak_kib "$frame" "$work/60$name.m4a" --waveform "$work/w60.$kind" --force --no-sync)
       printf 'mediaframe --waveform .%s of %s: 1 min %s, 60 min %s (+%s; the 60 min output itself: %s KiB)\n' \
-        "$kind" "${name:-default AAC, one pass}" "$small" "$large" "$((large - small))" "$(( $(stat -c %s "$work/w60.$kind") / 1024 ))"
+        "$kind" "$([ -z "$name" ] && echo "FFmpeg's default AAC (one pass)" || echo "AAC without PNS (chunks)")" "$small" "$large" "$((large - small))" "$(( $(stat -c %s "$work/w60.$kind") / 1024 ))"
     done
   done
   small=$(peak_kib ffmpeg -nostdin -v error -threads 1 -i "$work/1.m4a" -f null -)

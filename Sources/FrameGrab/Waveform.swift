@@ -42,17 +42,35 @@ public struct Waveform: Sendable, Equatable {
   /// The JSON format, version 2: `{"version":2,"channels":..,"sample_rate":..,
   /// "samples_per_pixel":..,"bits":..,"length":..,"data":[...]}`.
   public func json(bits: Int) -> String {
-    var text =
-      "{\"version\":2,\"channels\":\(channels),\"sample_rate\":\(sampleRate),"
-      + "\"samples_per_pixel\":\(samplesPerPixel),\"bits\":\(bits),\"length\":\(length),"
-      + "\"data\":["
-    // The text is made in place (no list of the values first): about 7 bytes a value.
-    text.reserveCapacity(text.utf8.count + data.count * (bits == 8 ? 5 : 7) + 3)
+    String(decoding: jsonBytes(bits: bits), as: UTF8.self)
+  }
+
+  /// `json(bits:)` as UTF-8 bytes, made in place: the digits of each value are appended to the
+  /// one array (about 7 bytes a value), with no string or list of the values made first.
+  public func jsonBytes(bits: Int) -> [UInt8] {
+    var bytes = Array(
+      ("{\"version\":2,\"channels\":\(channels),\"sample_rate\":\(sampleRate),"
+        + "\"samples_per_pixel\":\(samplesPerPixel),\"bits\":\(bits),\"length\":\(length),"
+        + "\"data\":[").utf8)
+    bytes.reserveCapacity(bytes.count + data.count * (bits == 8 ? 5 : 7) + 3)
+    var digits = [UInt8](repeating: 0, count: 8)
     for (index, value) in data.enumerated() {
-      if index > 0 { text += "," }
-      text += String(bits == 8 ? Int(value) / 256 : Int(value))
+      if index > 0 { bytes.append(UInt8(ascii: ",")) }
+      var number = bits == 8 ? Int(value) / 256 : Int(value)
+      if number < 0 {
+        bytes.append(UInt8(ascii: "-"))
+        number = -number
+      }
+      var count = 0
+      repeat {
+        digits[count] = UInt8(ascii: "0") + UInt8(number % 10)
+        number /= 10
+        count += 1
+      } while number > 0
+      for at in stride(from: count - 1, through: 0, by: -1) { bytes.append(digits[at]) }
     }
-    return text + "]}\n"
+    bytes += Array("]}\n".utf8)
+    return bytes
   }
 
   /// The binary format (.dat), version 2: a 24-byte little-endian header (version, flags with
@@ -604,7 +622,7 @@ public enum WaveformJob {
     let waveform = measured.waveform
     let bytes: [UInt8]
     switch kind {
-    case .json: bytes = Array(waveform.json(bits: bits).utf8)
+    case .json: bytes = waveform.jsonBytes(bits: bits)
     case .dat: bytes = waveform.binary(bits: bits)
     case .png:
       let picture =

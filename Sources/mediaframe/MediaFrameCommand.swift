@@ -65,7 +65,9 @@ struct MediaFrameCommand: ParsableCommand {
       --quiet drops it). One JSON object per picture \
       written goes to standard output as a line (NDJSON): input, output, kind, index, \
       requested_time, actual_time, tile_times, width, height, stream, orientation, rotation, \
-      mirrored, sample_aspect_ratio, tone_mapped, format, bytes; a failed input gives \
+      mirrored, sample_aspect_ratio, tone_mapped, format, bytes (a waveform: sample_rate, \
+      samples_per_pixel, bits, channels, length, and chunks: the audio was decoded in that \
+      many parts at once, AAC LC or MP3 in MP4, checked to equal one pass); a failed input gives \
       {"input", "error": {"code", "message"}}. Error codes: the probe's input codes \
       (not_found, unrecognized_format, truncated, ...), no_video, no_cover, time_past_end, \
       no_frame, decoder_error, filter_error, encoder_error, unsupported_output, \
