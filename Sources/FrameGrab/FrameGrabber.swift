@@ -76,6 +76,9 @@ public final class FrameGrabber {
   /// with `skipsNonReferenceFrames`: a frame no other frame needs that cannot be the answer is
   /// not decoded.
   private var skipLimit: Int64?
+  /// Packets sent so far with `skipsNonReferenceFrames` (their frame not decoded when no
+  /// other frame refers to it).
+  package private(set) var packetsSentSkippable = 0
   /// Nothing was read yet: the first frame can be decoded without seeking.
   private var fresh = true
   /// The frame last returned (presented at the time last asked for), with its time.
@@ -466,7 +469,9 @@ public final class FrameGrabber {
       if ended { return nil }
       outgoing = queue.isEmpty ? try readPacket() : queue.removeFirst()
       if let packet = outgoing {
-        decoder.skipsNonReferenceFrames = try skippable(packet)
+        let skip = try skippable(packet)
+        decoder.skipsNonReferenceFrames = skip
+        if skip { packetsSentSkippable += 1 }
       } else {
         decoder.skipsNonReferenceFrames = false
         ended = true
