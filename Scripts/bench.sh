@@ -44,9 +44,11 @@
 #   frame: mediaframe against the ffmpeg CLI run once per picture (`ffmpeg -ss T -i F -frames:v 1`)
 #     and ffmpegthumbnailer run once per picture: 20 thumbnails of one 60 s 720p clip in one call,
 #     and one poster of each of 200 files (target >= 10x faster than the ffmpeg loop); a 10x10
-#     contact sheet against ffmpeg's fps,scale,tile (target <= 0.3x: seek, do not decode it all);
-#     a waveform of 30 min of AAC against showwavespic (target <= 0.5x) and its peak RSS for 1
-#     and 60 minutes (flat).
+#     contact sheet of a 10-minute clip and of one hour of 1080p (made once, cached in
+#     .build/bench-cache) against ffmpeg's fps,scale,tile (target <= 0.3x: seek, do not decode it
+#     all); a waveform of 30 min of AAC against showwavespic (target <= 0.5x), for FFmpeg's
+#     default AAC (noise bands: one pass) and the same coded without PNS (one chunk per core),
+#     and its peak RSS for 1 and 60 minutes (flat for PNG) beside ffmpeg's.
 #   remote: 200 URLs on nginx (127.0.0.1, a temporary configuration; the access log's
 #     $bytes_sent and requests): mediaprobe --allow-network in one call vs an ffprobe-per-URL
 #     loop on the same URLs (issue 27): wall time, bytes the server sent, requests. Target: the
@@ -58,6 +60,7 @@ bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
 probe="$bin/mediaprobe"
 which=${1:-all}
 if [ "$which" = fix ]; then probe="$bin/mediacompat"; fi
+if [ "$which" = frame ]; then probe="$bin/mediaframe"; fi
 [ -x "$probe" ] || { echo "build first: make release" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -607,19 +610,65 @@ bench_frame() {
   theirs=$(best3 "${ff[@]}" -i "$work/10min.mp4" -vf "fps=100/600,scale=160:-2,tile=10x10" -frames:v 1 "$work/ff_sheet.jpg")
   printf 'mediaframe --sheet 10x10 %.3f s (every tile exact: %.3f s); ffmpeg fps,scale,tile %.3f s; ratio %s (target <= 0.3), exact %s\n' \
     "$ours" "$exact" "$theirs" "$(ratio "$ours" "$theirs")" "$(ratio "$exact" "$theirs")"
+  # The issue's file: one hour of 1080p25 H.264 (x264 ultrafast CRF 30, 8 Mbit/s: 3.8 GB; a
+  # keyframe every 250 frames),
+  # made once by construction (a minute of testsrc2, then the same packets looped 60 times with
+  # -stream_loop -c copy: continuous timestamps) and kept in the cache between runs (not
+  # committed; FRAME_BENCH_CACHE names another place).
+  local cache=${FRAME_BENCH_CACHE:-.build/bench-cache}
+  mkdir -p "$cache"
+  if [ ! -s "$cache/1080p_1h.mp4" ]; then
+    echo "== making one hour of 1080p25 H.264 in $cache (once)"
+    "${ff[@]}" -f lavfi -i "testsrc2=size=1920x1080:rate=25:duration=60" -c:v libx264 -preset ultrafast \
+      -crf 30 -g 250 -pix_fmt yuv420p "$cache/1080p_1min.mp4"
+    "${ff[@]}" -stream_loop 59 -i "$cache/1080p_1min.mp4" -c copy "$cache/1080p_1h.mp4"
+  fi
+  echo "== a 10x10 contact sheet (160 px tiles) of one hour of 1080p (ffmpeg once: it decodes the hour)"
+  ours=$(best3 "$frame" "$cache/1080p_1h.mp4" --sheet 10x10 --max-size 160x160 --force --no-sync -o "$work/sheet1h.jpg")
+  exact=$(best3 "$frame" "$cache/1080p_1h.mp4" --sheet 10x10 --tolerance 0 --max-size 160x160 --force --no-sync -o "$work/sheet1h0.jpg")
+  local t0 t1
+  t0=$EPOCHREALTIME
+  "${ff[@]}" -i "$cache/1080p_1h.mp4" -vf "fps=100/3600,scale=160:-2,tile=10x10" -frames:v 1 "$work/ff_sheet1h.jpg"
+  t1=$EPOCHREALTIME
+  theirs=$(elapsed "$t0" "$t1")
+  printf 'mediaframe --sheet 10x10 %.3f s (every tile exact: %.3f s); ffmpeg fps,scale,tile %.3f s; ratio %s (target <= 0.3), exact %s\n' \
+    "$ours" "$exact" "$theirs" "$(ratio "$ours" "$theirs")" "$(ratio "$exact" "$theirs")"
   make_aac
-  echo "== the waveform of 30 minutes of AAC"
-  ours=$(best3 "$frame" "$work/30.m4a" --waveform "$work/w.png" --force --no-sync)
-  theirs=$(best3 "${ff[@]}" -i "$work/30.m4a" -filter_complex "showwavespic=s=1000x200" -frames:v 1 "$work/ff_w.png")
-  local floor
+  # The same sound coded without perceptual noise substitution: FFmpeg's AAC encoder codes noise
+  # bands even in these tones, which a chunk cannot decode exactly (docs/mediaframe.md), so the
+  # default files take one pass and these are cut into one chunk per core.
+  local minutes
+  for minutes in 1 30 60; do
+    "${ff[@]}" -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=$((minutes * 60))" \
+      -f lavfi -i "sine=frequency=660:sample_rate=48000:duration=$((minutes * 60))" \
+      -filter_complex amerge -c:a aac -aac_pns 0 -b:a 128k "$work/${minutes}_nopns.m4a"
+  done
+  local floor chunks name
   floor=$(best3 "${ff[@]}" -threads 1 -i "$work/30.m4a" -f null -)
-  printf 'mediaframe --waveform .png %.3f s; ffmpeg showwavespic %.3f s; ratio %s (target <= 0.5); the decode alone (ffmpeg -f null) %.3f s\n' \
-    "$ours" "$theirs" "$(ratio "$ours" "$theirs")" "$floor"
-  local small large
-  small=$(peak_kib "$frame" "$work/1.m4a" --waveform "$work/w1.dat" --force --no-sync)
-  large=$(peak_kib "$frame" "$work/60.m4a" --waveform "$work/w60.dat" --force --no-sync)
-  printf 'peak RSS of --waveform .dat: 1 min %s KiB, 60 min %s KiB (the 60 min .dat itself: %s KiB, kept in memory)\n' \
-    "$small" "$large" "$(( $(stat -c %s "$work/w60.dat") / 1024 ))"
+  echo "== the waveform (PNG) of 30 minutes of AAC against showwavespic (best of 3); the decode alone (ffmpeg -threads 1 -f null) $(printf '%.3f' "$floor") s"
+  for name in 30 30_nopns; do
+    ours=$(best3 "$frame" "$work/$name.m4a" --waveform "$work/w.png" --force --no-sync)
+    chunks=$("$frame" "$work/$name.m4a" --waveform "$work/w.png" --force --no-sync | jq .chunks)
+    theirs=$(best3 "${ff[@]}" -i "$work/$name.m4a" -filter_complex "showwavespic=s=1000x200" -frames:v 1 "$work/ff_w.png")
+    printf '%s.m4a: mediaframe --waveform .png %.3f s (%s chunks); ffmpeg showwavespic %.3f s; ratio %s (target <= 0.5); decode floor / mediaframe = %s\n' \
+      "$name" "$ours" "$chunks" "$theirs" "$(ratio "$ours" "$theirs")" "$(ratio "$floor" "$ours")"
+  done
+  echo "== peak RSS (KiB) for 1 and 60 minutes of AAC"
+  local kind small large
+  for name in "" _nopns; do
+    for kind in png dat; do
+      small=$(peak_kib "$frame" "$work/1$name.m4a" --waveform "$work/w1.$kind" --force --no-sync)
+      large=$(peak_kib "$frame" "$work/60$name.m4a" --waveform "$work/w60.$kind" --force --no-sync)
+      printf 'mediaframe --waveform .%s of %s: 1 min %s, 60 min %s (+%s; the 60 min output itself: %s KiB)\n' \
+        "$kind" "$([ -z "$name" ] && echo "FFmpeg's default AAC (one pass)" || echo "AAC without PNS (chunks)")" "$small" "$large" "$((large - small))" "$(( $(stat -c %s "$work/w60.$kind") / 1024 ))"
+    done
+  done
+  small=$(peak_kib ffmpeg -nostdin -v error -threads 1 -i "$work/1.m4a" -f null -)
+  large=$(peak_kib ffmpeg -nostdin -v error -threads 1 -i "$work/60.m4a" -f null -)
+  printf 'ffmpeg -threads 1 -f null (the decode alone): 1 min %s, 60 min %s (+%s)\n' "$small" "$large" "$((large - small))"
+  small=$(peak_kib "${ff[@]}" -i "$work/1.m4a" -filter_complex "showwavespic=s=1000x200" -frames:v 1 "$work/ff_w.png")
+  large=$(peak_kib "${ff[@]}" -i "$work/60.m4a" -filter_complex "showwavespic=s=1000x200" -frames:v 1 "$work/ff_w.png")
+  printf 'ffmpeg showwavespic: 1 min %s, 60 min %s (+%s)\n' "$small" "$large" "$((large - small))"
 }
 
 bench_remote() {

@@ -17,6 +17,15 @@
 #   pq.mkv             64x48, 10 fps, 1 s, 10-bit H.264 tagged BT.2020 / SMPTE 2084 (PQ)
 #   hlg.mkv            the same, tagged BT.2020 / ARIB STD-B67 (HLG)
 #   pcm.wav            s16 stereo 8 kHz, 1000 samples whose values python chose (waveform)
+#   steps_lc.m4a       6 s stereo 16 kHz AAC LC without PNS (-aac_pns 0): a 500 Hz sine whose
+#                      amplitude steps every 0.5 s (left 0.1, 0.2, ... 0.6 then down; right
+#                      half of it): the waveform's chunked decode (AudioChunks)
+#   noise_pns.m4a      6 s mono 44.1 kHz white noise, AAC LC at 24 kbit/s, which codes bands as
+#                      noise (PNS): chunks cannot be shown exact, one pass is taken
+#   noise_late.m4a     12 s mono 44.1 kHz AAC LC at 24 kbit/s: silence but white noise from 5.5
+#                      to 7 s, coded with PNS: the noise comes after the first seconds the plan
+#                      looks at, in the middle chunk of three
+#   steps_mp3.mp4      steps_lc's sound as 44.1 kHz mono MP3 (libmp3lame 40 kbit/s) in MP4
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=Tests/FrameFixtures
@@ -71,4 +80,9 @@ header = b"RIFF" + struct.pack("<I", 36 + len(data)) + b"WAVEfmt " + struct.pack
     "<IHHIIHH", 16, 1, 2, 8000, 8000 * 4, 4, 16) + b"data" + struct.pack("<I", len(data))
 open(sys.argv[1], "wb").write(header + data)
 PY
+steps="0.1*(1+mod(floor(t*2),6))*sin(2*PI*500*t)"
+ff -f lavfi -i "aevalsrc=exprs='$steps|0.5*$steps':s=16000:d=6" -c:a aac -aac_pns 0 -b:a 48k "${bitexact[@]}" "$out/steps_lc.m4a"
+ff -f lavfi -i "anoisesrc=color=white:duration=6:sample_rate=44100:amplitude=0.5:seed=7" -c:a aac -b:a 24k "${bitexact[@]}" "$out/noise_pns.m4a"
+ff -f lavfi -i "anoisesrc=color=white:duration=12:sample_rate=44100:amplitude=0.5:seed=7" -af "volume='between(t,5.5,7)':eval=frame" -c:a aac -b:a 24k "${bitexact[@]}" "$out/noise_late.m4a"
+ff -f lavfi -i "aevalsrc=exprs='$steps':s=44100:d=6" -c:a libmp3lame -b:a 40k "${bitexact[@]}" -f mp4 "$out/steps_mp3.mp4"
 du -sh "$out"

@@ -65,6 +65,20 @@ public final class FrameGrabber {
   private var ended = false
   /// The packet read last (or the end, when `ended`) is still to be sent to the decoder.
   private var unsent = false
+  /// The packet to send (nil: the end, to drain the decoder).
+  private var outgoing: Packet?
+  /// The stream's packets read ahead of the decoder, in decoding order.
+  private var queue: [Packet] = []
+  /// The demuxer reached the end (packets may still wait in `queue`).
+  private var demuxed = false
+  /// While decoding toward a time: the last stamp (stream ticks) presented at it. A packet
+  /// whose frame comes before a later packet's frame that is still at or before it is sent
+  /// with `skipsNonReferenceFrames`: a frame no other frame needs that cannot be the answer is
+  /// not decoded.
+  private var skipLimit: Int64?
+  /// Packets sent so far with `skipsNonReferenceFrames` (their frame not decoded when no
+  /// other frame refers to it).
+  package private(set) var packetsSentSkippable = 0
   /// Nothing was read yet: the first frame can be decoded without seeking.
   private var fresh = true
   /// The frame last returned (presented at the time last asked for), with its time.
@@ -261,6 +275,7 @@ public final class FrameGrabber {
     demuxer = Demuxer(input)
     (pending, current, lastKeyframe, lastStamp) = (nil, nil, nil, nil)
     (ended, unsent, fresh, positionValid) = (false, false, true, true)
+    (queue, demuxed, outgoing) = ([], false, nil)
   }
 
   /// Decodes forward, keeping in `current` the last frame at or before `limit` (the first frame
@@ -270,6 +285,9 @@ public final class FrameGrabber {
   @discardableResult
   private func decodeForward(to limit: Double) throws(FrameError) -> Bool {
     var reached = false
+    skipLimit = Int64(
+      ((limit + start) * Double(timeBase.den) / Double(timeBase.num)).rounded(.down))
+    defer { skipLimit = nil }
     while true {
       let frame: Frame
       if let waiting = pending {
@@ -392,6 +410,7 @@ public final class FrameGrabber {
     lastStamp = nil
     ended = false
     unsent = false
+    (queue, demuxed, outgoing) = ([], false, nil)
     fresh = false
     positionValid = true
   }
@@ -436,7 +455,7 @@ public final class FrameGrabber {
       }
       if unsent {
         do {
-          try decoder.send(ended ? nil : demuxer.packet)
+          try decoder.send(outgoing)
           unsent = false
         } catch  where error.isTryAgain {
           continue  // receive first
@@ -448,6 +467,22 @@ public final class FrameGrabber {
         continue
       }
       if ended { return nil }
+      outgoing = queue.isEmpty ? try readPacket() : queue.removeFirst()
+      if let packet = outgoing {
+        let skip = try skippable(packet)
+        decoder.skipsNonReferenceFrames = skip
+        if skip { packetsSentSkippable += 1 }
+      } else {
+        decoder.skipsNonReferenceFrames = false
+        ended = true
+      }
+      unsent = true
+    }
+  }
+
+  /// The stream's next packet from the demuxer (a reference of its own), nil at the end.
+  private func readPacket() throws(FrameError) -> Packet? {
+    while !demuxed {
       let next: Demuxer.Next
       do { next = try demuxer.next() } catch {
         switch error {
@@ -458,12 +493,33 @@ public final class FrameGrabber {
       switch next {
       case .packet:
         guard demuxer.packet.streamIndex == streamIndex else { continue }
-        unsent = true
+        let packet = Packet()
+        guard packet.reference(demuxer.packet) else { throw .noFrame("out of memory") }
+        return packet
       case .end, .failed:
-        ended = true
-        unsent = true
+        demuxed = true
       }
     }
+    return nil
+  }
+
+  /// True when `packet`'s frame cannot be the one presented at `skipLimit`: it comes before
+  /// the frame of a later packet that is still at or before the limit. The packets are read
+  /// ahead until one decodes after the limit (then no later one presents before it), at most
+  /// 64; every one must carry a presentation time.
+  private func skippable(_ packet: Packet) throws(FrameError) -> Bool {
+    guard let limit = skipLimit, let pts = packet.pts, pts <= limit else { return false }
+    func after(_ p: Packet) -> Bool { (p.dts ?? p.pts ?? .min) > limit }
+    while queue.count < 64, !(queue.last.map(after) ?? false), let more = try readPacket() {
+      queue.append(more)
+    }
+    guard demuxed || queue.last.map(after) == true else { return false }
+    var later = false
+    for other in queue {
+      guard let stamp = other.pts else { return false }
+      if stamp > pts && stamp <= limit { later = true }
+    }
+    return later
   }
 }
 

@@ -1,6 +1,8 @@
 import AV
+import Dispatch
 import MediaCore
 import OutputKit
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -40,9 +42,35 @@ public struct Waveform: Sendable, Equatable {
   /// The JSON format, version 2: `{"version":2,"channels":..,"sample_rate":..,
   /// "samples_per_pixel":..,"bits":..,"length":..,"data":[...]}`.
   public func json(bits: Int) -> String {
-    "{\"version\":2,\"channels\":\(channels),\"sample_rate\":\(sampleRate),"
-      + "\"samples_per_pixel\":\(samplesPerPixel),\"bits\":\(bits),\"length\":\(length),"
-      + "\"data\":[" + values(bits: bits).map(String.init).joined(separator: ",") + "]}\n"
+    String(decoding: jsonBytes(bits: bits), as: UTF8.self)
+  }
+
+  /// `json(bits:)` as UTF-8 bytes, made in place: the digits of each value are appended to the
+  /// one array (about 7 bytes a value), with no string or list of the values made first.
+  public func jsonBytes(bits: Int) -> [UInt8] {
+    var bytes = Array(
+      ("{\"version\":2,\"channels\":\(channels),\"sample_rate\":\(sampleRate),"
+        + "\"samples_per_pixel\":\(samplesPerPixel),\"bits\":\(bits),\"length\":\(length),"
+        + "\"data\":[").utf8)
+    bytes.reserveCapacity(bytes.count + data.count * (bits == 8 ? 5 : 7) + 3)
+    var digits = [UInt8](repeating: 0, count: 8)
+    for (index, value) in data.enumerated() {
+      if index > 0 { bytes.append(UInt8(ascii: ",")) }
+      var number = bits == 8 ? Int(value) / 256 : Int(value)
+      if number < 0 {
+        bytes.append(UInt8(ascii: "-"))
+        number = -number
+      }
+      var count = 0
+      repeat {
+        digits[count] = UInt8(ascii: "0") + UInt8(number % 10)
+        number /= 10
+        count += 1
+      } while number > 0
+      for at in stride(from: count - 1, through: 0, by: -1) { bytes.append(digits[at]) }
+    }
+    bytes += Array("]}\n".utf8)
+    return bytes
   }
 
   /// The binary format (.dat), version 2: a 24-byte little-endian header (version, flags with
@@ -50,9 +78,10 @@ public struct Waveform: Sendable, Equatable {
   /// as int8 or int16 little-endian.
   public func binary(bits: Int) -> [UInt8] {
     var bytes: [UInt8] = []
+    bytes.reserveCapacity(24 + data.count * (bits == 8 ? 1 : 2))
     func int32(_ value: Int) {
       let raw = UInt32(truncatingIfNeeded: value)
-      bytes += [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: raw >> $0) }
+      for shift in [0, 8, 16, 24] { bytes.append(UInt8(truncatingIfNeeded: raw >> shift)) }
     }
     int32(2)
     int32(bits == 8 ? 1 : 0)
@@ -60,12 +89,13 @@ public struct Waveform: Sendable, Equatable {
     int32(samplesPerPixel)
     int32(length)
     int32(channels)
-    for value in values(bits: bits) {
+    for value in data {
       if bits == 8 {
-        bytes.append(UInt8(bitPattern: Int8(value)))
+        bytes.append(UInt8(bitPattern: Int8(Int(value) / 256)))
       } else {
-        let raw = UInt16(bitPattern: Int16(value))
-        bytes += [UInt8(raw & 0xFF), UInt8(raw >> 8)]
+        let raw = UInt16(bitPattern: value)
+        bytes.append(UInt8(raw & 0xFF))
+        bytes.append(UInt8(raw >> 8))
       }
     }
     return bytes
@@ -79,17 +109,29 @@ public struct Waveform: Sendable, Equatable {
     private var low: [Int]
     private var high: [Int]
     private var count = 0
-    /// The bins finished so far.
+    /// The bins finished so far (none when they go into `columns`).
     public private(set) var data: [Int16] = []
+    /// For a picture: the columns the bins go into instead of `data`.
+    public private(set) var columns: WaveformColumns?
+    /// The index of the next bin.
+    public private(set) var nextBin: Int
+    private var scratch: [Int16]
 
-    /// A builder for `inputChannels` channels, merged unless `split`.
-    public init(inputChannels: Int, split: Bool, samplesPerPixel: Int) {
+    /// A builder for `inputChannels` channels, merged unless `split`; with `columns`, each bin
+    /// (counted from `firstBin`) goes into them and `data` stays empty.
+    public init(
+      inputChannels: Int, split: Bool, samplesPerPixel: Int, columns: WaveformColumns? = nil,
+      firstBin: Int = 0
+    ) {
       self.inputChannels = inputChannels
       self.split = split
       self.samplesPerPixel = samplesPerPixel
+      self.columns = columns
+      nextBin = firstBin
       let outputs = split ? inputChannels : 1
       low = [Int](repeating: Int(Int16.max), count: outputs)
       high = [Int](repeating: Int(Int16.min), count: outputs)
+      scratch = [Int16](repeating: 0, count: outputs * 2)
     }
 
     /// Adds `frames` interleaved frames.
@@ -116,13 +158,29 @@ public struct Waveform: Sendable, Equatable {
     }
 
     private mutating func flush() {
+      if columns != nil {
+        for channel in low.indices {
+          scratch[channel * 2] = Int16(low[channel])
+          scratch[channel * 2 + 1] = Int16(high[channel])
+        }
+        scratch.withUnsafeBufferPointer { columns!.add(bin: nextBin, $0) }
+      } else {
+        for channel in low.indices {
+          data.append(Int16(low[channel]))
+          data.append(Int16(high[channel]))
+        }
+      }
       for channel in low.indices {
-        data.append(Int16(low[channel]))
-        data.append(Int16(high[channel]))
         low[channel] = Int(Int16.max)
         high[channel] = Int(Int16.min)
       }
+      nextBin += 1
       count = 0
+    }
+
+    /// Ends the last, shorter bin (for `columns`).
+    public mutating func finishBins() {
+      if count > 0 { flush() }
     }
 
     /// The waveform, with the last, shorter bin.
@@ -137,16 +195,158 @@ public struct Waveform: Sendable, Equatable {
   /// Decodes the default audio stream of `source` (the ffmpeg CLI's choice, as media2wav) to
   /// 16-bit PCM (libswresample; the samples equal `ffmpeg -i IN -f s16le -`) and bins it.
   ///
+  /// With `threads` above 1, a stream `AudioChunks` can cut exactly (AAC LC or MP3 in an MP4
+  /// file, 20 s or longer) is decoded in that many chunks at once, each starting on a bin, and
+  /// the bins joined; when the chunks' checks do not show that their samples equal one
+  /// sequential decode (a noise-coded AAC band, a gap, a changed file), it is decoded again in
+  /// one pass. Either way the bins are the sequential decode's.
+  ///
   /// - Throws: `FrameError.audio` with the extraction's code (`no_audio_stream`, ...).
   public static func measure(
+    _ source: InputSource, options: OpenOptions, samplesPerPixel: Int, split: Bool,
+    threads: Int = 1
+  ) throws(FrameError) -> Waveform {
+    try measureCounting(
+      source, options: options, samplesPerPixel: samplesPerPixel, split: split, threads: threads
+    ).waveform
+  }
+
+  /// `measure`, and how many chunks the decode took (1: one sequential pass).
+  public static func measureCounting(
+    _ source: InputSource, options: OpenOptions, samplesPerPixel: Int, split: Bool,
+    threads: Int = 1
+  ) throws(FrameError) -> (waveform: Waveform, chunks: Int) {
+    let measured = try measure(
+      source, options: options, samplesPerPixel: samplesPerPixel, split: split, threads: threads,
+      columns: nil)
+    return (measured.waveform, measured.chunks)
+  }
+
+  /// What a measurement gives.
+  public struct Measurement: Sendable {
+    /// The waveform (with no bins in `data` when `columns` holds them).
+    public var waveform: Waveform
+    /// For a picture: its columns, when the stream's length was known before the decode.
+    public var columns: WaveformColumns?
+    /// Bins per channel.
+    public var bins: Int
+    /// The decode's chunks (1: one pass).
+    public var chunks: Int
+  }
+
+  /// `measure`; with `columns` (a picture's width), a stream whose length the container states
+  /// exactly (MP4's sample table, in 1/rate: `AudioChunks.declaredSamples`) is reduced to the
+  /// picture's columns as it is decoded, holding no bins (when the decode delivers another
+  /// count of samples, it is measured again with the bins kept).
+  public static func measure(
+    _ source: InputSource, options: OpenOptions, samplesPerPixel: Int, split: Bool,
+    threads: Int, columns: Int?
+  ) throws(FrameError) -> Measurement {
+    if threads > 1,
+      let plan = AudioChunks.plan(
+        source, options: options, chunks: threads, alignment: samplesPerPixel),
+      let measured = try measure(
+        plan, samplesPerPixel: samplesPerPixel, split: split, columns: columns)
+    {
+      return measured
+    }
+    return try measureSequentially(
+      source, options: options, samplesPerPixel: samplesPerPixel, split: split, columns: columns)
+  }
+
+  /// The waveform from `plan`'s chunks decoded at once, or nil when their checks fail (or a
+  /// chunk failed other than by an interruption or the time limit: the sequential decode then
+  /// reports what is wrong).
+  package static func measure(_ plan: AudioChunks.Plan, samplesPerPixel: Int, split: Bool)
+    throws(FrameError) -> Waveform?
+  {
+    try measure(plan, samplesPerPixel: samplesPerPixel, split: split, columns: nil)?.waveform
+  }
+
+  /// `measure(_:samplesPerPixel:split:)`, into `columns` columns when given.
+  package static func measure(
+    _ plan: AudioChunks.Plan, samplesPerPixel: Int, split: Bool, columns width: Int?
+  ) throws(FrameError) -> Measurement? {
+    let outputs = split ? plan.channels : 1
+    let spp = Int64(samplesPerPixel)
+    let expected = Int((plan.declaredSamples + spp - 1) / spp)
+    let template = width.map { WaveformColumns(width: $0, bins: expected, channels: outputs) }
+    let results = Mutex<[Int: Result<(AudioChunks.ChunkReport, Builder), ExtractError>]>([:])
+    DispatchQueue.concurrentPerform(iterations: plan.count) { k in
+      var builder = Builder(
+        inputChannels: plan.channels, split: split, samplesPerPixel: samplesPerPixel,
+        columns: template, firstBin: Int((plan.starts[k] - plan.firstSample) / spp))
+      do throws(ExtractError) {
+        let report = try AudioChunks.decode(plan, chunk: k) { builder.add($0) }
+        builder.finishBins()
+        results.withLock { $0[k] = .success((report, builder)) }
+      } catch {
+        results.withLock { $0[k] = .failure(error) }
+      }
+    }
+    var reports: [AudioChunks.ChunkReport] = []
+    var data: [Int16] = []
+    var joined = template
+    var bins = 0
+    for k in 0..<plan.count {
+      switch results.withLock({ $0.removeValue(forKey: k) }) {
+      case .success(let (report, builder)):
+        reports.append(report)
+        data += builder.data
+        if let columns = builder.columns { joined?.merge(columns) }
+        bins = builder.nextBin
+      case .failure(let error):
+        switch error {
+        case .interrupted, .input(.timeout): throw .audio(error)
+        default: return nil
+        }
+      case nil: return nil
+      }
+    }
+    guard AudioChunks.joined(reports, plan: plan) else { return nil }
+    if joined != nil && bins != expected {
+      return try measure(plan, samplesPerPixel: samplesPerPixel, split: split, columns: nil)
+    }
+    let waveform = Waveform(
+      sampleRate: plan.sampleRate, samplesPerPixel: samplesPerPixel, channels: outputs,
+      data: data)
+    return Measurement(waveform: waveform, columns: joined, bins: bins, chunks: plan.count)
+  }
+
+  /// The waveform from one decode from the start.
+  package static func measureSequentially(
     _ source: InputSource, options: OpenOptions, samplesPerPixel: Int, split: Bool
   ) throws(FrameError) -> Waveform {
+    try measureSequentially(
+      source, options: options, samplesPerPixel: samplesPerPixel, split: split, columns: nil
+    ).waveform
+  }
+
+  /// One decode from the start, into `columns` columns when given and the length is known.
+  package static func measureSequentially(
+    _ source: InputSource, options: OpenOptions, samplesPerPixel: Int, split: Bool,
+    columns width: Int?
+  ) throws(FrameError) -> Measurement {
+    var expected: Int?
+    var builder: Builder?
+    var sampleRate = 0
     do throws(ExtractError) {
       let audio = try AudioSource(
         opening: source, open: options, choice: .automatic, start: nil, duration: nil,
         target: SourceTarget(encoding: .s16), timeout: options.timeout)
+      func makeBuilder(_ format: PCMFormat) -> Builder {
+        let outputs = split ? format.channels : 1
+        var columns: WaveformColumns?
+        if let width, let declared = AudioChunks.declaredSamples(of: audio) {
+          let bins = Int((declared + Int64(samplesPerPixel) - 1) / Int64(samplesPerPixel))
+          expected = bins
+          columns = WaveformColumns(width: width, bins: bins, channels: outputs)
+        }
+        return Builder(
+          inputChannels: format.channels, split: split, samplesPerPixel: samplesPerPixel,
+          columns: columns)
+      }
       let scratch = ByteBuffer()
-      var builder: Builder?
       var more = true
       while more {
         more = try audio.step { (conversion) throws(ExtractError) in
@@ -157,10 +357,7 @@ public struct Waveform: Sendable, Equatable {
             throw .conversion("converting the samples to 16-bit", error)
           }
           guard let format = audio.format else { return }
-          if builder == nil {
-            builder = Builder(
-              inputChannels: format.channels, split: split, samplesPerPixel: samplesPerPixel)
-          }
+          if builder == nil { builder = makeBuilder(format) }
           let contents = scratch.contents
           contents.withMemoryRebound(to: Int16.self) { builder!.add($0) }
         }
@@ -168,13 +365,89 @@ public struct Waveform: Sendable, Equatable {
       guard let format = audio.format else {
         throw .noDecodableAudio("no samples decoded")
       }
-      if builder == nil {
-        builder = Builder(
-          inputChannels: format.channels, split: split, samplesPerPixel: samplesPerPixel)
-      }
-      return builder!.finish(sampleRate: format.sampleRate)
+      if builder == nil { builder = makeBuilder(format) }
+      builder!.finishBins()
+      sampleRate = format.sampleRate
     } catch {
       throw .audio(error)
+    }
+    if let expected, builder!.nextBin != expected {
+      return try measureSequentially(
+        source, options: options, samplesPerPixel: samplesPerPixel, split: split, columns: nil)
+    }
+    let waveform = builder!.finish(sampleRate: sampleRate)
+    return Measurement(
+      waveform: waveform, columns: builder!.columns, bins: builder!.nextBin, chunks: 1)
+  }
+}
+
+/// The columns of a waveform picture: for each of `width` columns and each channel, the lowest
+/// minimum and the highest maximum of the bins it covers (column x covers bins ⌊x·L/W⌋ up to
+/// ⌊(x+1)·L/W⌋, at least one, for L bins and W columns), reduced as the bins come: a picture
+/// needs `width` columns, not the bins, whatever the length. The count of bins L is fixed
+/// first; the caller checks that as many came.
+public struct WaveformColumns: Sendable, Equatable {
+  /// Columns.
+  public let width: Int
+  /// The bins the columns are cut for.
+  public let bins: Int
+  /// Channels (1 when merged).
+  public let channels: Int
+  /// Per column, per channel: the lowest minimum.
+  public private(set) var low: [Int16]
+  /// Per column, per channel: the highest maximum.
+  public private(set) var high: [Int16]
+
+  /// Empty columns for `bins` bins.
+  public init(width: Int, bins: Int, channels: Int) {
+    self.width = max(1, width)
+    self.bins = bins
+    self.channels = channels
+    low = [Int16](repeating: .max, count: self.width * channels)
+    high = [Int16](repeating: .min, count: self.width * channels)
+  }
+
+  /// The columns of a whole waveform.
+  public init(_ waveform: Waveform, width: Int) {
+    self.init(width: width, bins: waveform.length, channels: waveform.channels)
+    waveform.data.withUnsafeBufferPointer { data in
+      for bin in 0..<bins {
+        add(
+          bin: bin,
+          UnsafeBufferPointer(rebasing: data[(bin * channels * 2)...].prefix(channels * 2)))
+      }
+    }
+  }
+
+  /// Adds bin `bin`: min, max per channel.
+  public mutating func add(bin: Int, _ values: UnsafeBufferPointer<Int16>) {
+    guard bins > 0, bin < bins else { return }
+    // The last column whose first bin is at or before `bin`, then back while they cover it.
+    var x = min(width - 1, ((bin + 1) * width + bins - 1) / bins - 1)
+    while x >= 0 {
+      let first = x * bins / width
+      let last = max(first + 1, (x + 1) * bins / width)
+      guard first <= bin, bin < last else {
+        if bin < first {
+          x -= 1
+          continue
+        }
+        break
+      }
+      for channel in 0..<channels {
+        let at = x * channels + channel
+        low[at] = min(low[at], values[channel * 2])
+        high[at] = max(high[at], values[channel * 2 + 1])
+      }
+      x -= 1
+    }
+  }
+
+  /// Takes in the bins `other` (cut for the same bins) was given.
+  public mutating func merge(_ other: WaveformColumns) {
+    for at in low.indices {
+      low[at] = min(low[at], other.low[at])
+      high[at] = max(high[at], other.high[at])
     }
   }
 }
@@ -215,26 +488,29 @@ public struct WaveformStyle: Sendable, Equatable {
   /// covers (column x covers bins ⌊x·L/W⌋ up to ⌊(x+1)·L/W⌋, at least one), as a vertical line
   /// around the channel's centre line; each channel gets an equal band, top to bottom.
   public func draw(_ waveform: Waveform) -> Picture {
+    draw(
+      WaveformColumns(waveform, width: width), sampleRate: waveform.sampleRate,
+      samplesPerPixel: waveform.samplesPerPixel)
+  }
+
+  /// The picture of `columns` (made for this style's width), whose bins hold
+  /// `samplesPerPixel` samples at `sampleRate`: what `draw(_:)` draws, without the bins.
+  public func draw(_ columns: WaveformColumns, sampleRate: Int, samplesPerPixel: Int) -> Picture {
     var picture = Picture(width: width, height: height, fill: background)
-    let bins = waveform.length
-    guard bins > 0 else { return picture }
+    guard columns.bins > 0, columns.width == width else { return picture }
     let plotHeight = axis ? max(1, height - Self.axisHeight) : height
-    if axis { drawAxis(&picture, waveform: waveform, top: plotHeight) }
-    let bandHeight = plotHeight / max(1, waveform.channels)
-    for channel in 0..<waveform.channels {
+    if axis {
+      let seconds = Double(columns.bins * samplesPerPixel) / Double(max(1, sampleRate))
+      drawAxis(&picture, seconds: seconds, top: plotHeight)
+    }
+    let bandHeight = plotHeight / max(1, columns.channels)
+    for channel in 0..<columns.channels {
       let top = channel * bandHeight
       let middle = Double(top) + Double(bandHeight) / 2
       let half = Double(bandHeight) / 2
       for x in 0..<width {
-        let first = x * bins / width
-        let last = max(first + 1, (x + 1) * bins / width)
-        var low = Int(Int16.max)
-        var high = Int(Int16.min)
-        for bin in first..<min(last, bins) {
-          let at = (bin * waveform.channels + channel) * 2
-          low = min(low, Int(waveform.data[at]))
-          high = max(high, Int(waveform.data[at + 1]))
-        }
+        let low = Int(columns.low[x * columns.channels + channel])
+        let high = Int(columns.high[x * columns.channels + channel])
         let y0 = Int((middle - scale(high) * half).rounded(.down))
         let y1 = Int((middle - scale(low) * half).rounded(.up))
         picture.fill(
@@ -247,9 +523,7 @@ public struct WaveformStyle: Sendable, Equatable {
   }
 
   /// The time axis in the strip from row `top` down.
-  func drawAxis(_ picture: inout Picture, waveform: Waveform, top: Int) {
-    let seconds =
-      Double(waveform.length * waveform.samplesPerPixel) / Double(max(1, waveform.sampleRate))
+  func drawAxis(_ picture: inout Picture, seconds: Double, top: Int) {
     let perPixel = seconds / Double(width)
     guard perPixel > 0 else { return }
     let steps: [Double] = [
@@ -321,36 +595,47 @@ public enum WaveformJob {
     public var length: Int
     /// The file's size in bytes.
     public var bytes: Int
+    /// The audio was decoded in this many chunks at once (1: one pass from the start).
+    public var chunks: Int
 
     enum CodingKeys: String, CodingKey {
       case input, output, kind, format
       case sampleRate = "sample_rate"
       case samplesPerPixel = "samples_per_pixel"
-      case bits, channels, length, bytes
+      case bits, channels, length, bytes, chunks
     }
   }
 
-  /// Measures `source` and writes the waveform to `output` as its extension says.
+  /// Measures `source` (in `threads` chunks at once where that is exact: `Waveform.measure`)
+  /// and writes the waveform to `output` as its extension says.
   ///
   /// - Throws: `FrameError`: `.unsupportedOutput`, `.audio`, `.encoder`, `.output`.
   public static func run(
     _ source: InputSource, input: String, output: String, open: OpenOptions,
     samplesPerPixel: Int, bits: Int, split: Bool, style: WaveformStyle, overwrite: Bool,
-    sync: Bool
+    sync: Bool, threads: Int = 1
   ) throws(FrameError) -> Record {
     guard let kind = Kind(path: output) else { throw .unsupportedOutput(output) }
-    let waveform = try Waveform.measure(
-      source, options: open, samplesPerPixel: samplesPerPixel, split: split)
+    let measured = try Waveform.measure(
+      source, options: open, samplesPerPixel: samplesPerPixel, split: split, threads: threads,
+      columns: kind == .png ? style.width : nil)
+    let waveform = measured.waveform
     let bytes: [UInt8]
     switch kind {
-    case .json: bytes = Array(waveform.json(bits: bits).utf8)
+    case .json: bytes = waveform.jsonBytes(bits: bits)
     case .dat: bytes = waveform.binary(bits: bits)
-    case .png: bytes = try ImageWriter.encode(style.draw(waveform), as: .png)
+    case .png:
+      let picture =
+        measured.columns.map {
+          style.draw($0, sampleRate: waveform.sampleRate, samplesPerPixel: samplesPerPixel)
+        } ?? style.draw(waveform)
+      bytes = try ImageWriter.encode(picture, as: .png)
     }
     try ImageWriter.write(bytes, to: output, overwrite: overwrite, sync: sync)
     return Record(
       input: input, output: output, format: kind.rawValue, sampleRate: waveform.sampleRate,
       samplesPerPixel: samplesPerPixel, bits: kind == .png ? nil : bits,
-      channels: waveform.channels, length: waveform.length, bytes: bytes.count)
+      channels: waveform.channels, length: measured.bins, bytes: bytes.count,
+      chunks: measured.chunks)
   }
 }

@@ -65,7 +65,9 @@ struct MediaFrameCommand: ParsableCommand {
       --quiet drops it). One JSON object per picture \
       written goes to standard output as a line (NDJSON): input, output, kind, index, \
       requested_time, actual_time, tile_times, width, height, stream, orientation, rotation, \
-      mirrored, sample_aspect_ratio, tone_mapped, format, bytes; a failed input gives \
+      mirrored, sample_aspect_ratio, tone_mapped, format, bytes (a waveform: sample_rate, \
+      samples_per_pixel, bits, channels, length, and chunks: the audio was decoded in that \
+      many parts at once, AAC LC or MP3 in MP4, checked to equal one pass); a failed input gives \
       {"input", "error": {"code", "message"}}. Error codes: the probe's input codes \
       (not_found, unrecognized_format, truncated, ...), no_video, no_cover, time_past_end, \
       no_frame, decoder_error, filter_error, encoder_error, unsupported_output, \
@@ -283,6 +285,9 @@ struct MediaFrameCommand: ParsableCommand {
     diagnostics.ffmpegLogLevel.apply()
     let inputs = try input.inputs(arguments: self.inputs)
     let workers = workerCount(items: inputs.knownCount, jobs: parallel.jobs)
+    // Each input's decoder maps its pictures anew (a 2160p 10-bit one is ~25 MB): with many
+    // inputs they come from the kept heap instead (mediaprobe --verify's setting).
+    tuneMemoryAllocator(heapBlocksUpTo: (inputs.knownCount ?? 2) > 1 ? 32 << 20 : 1 << 20)
     var options = FrameJobOptions()
     options.mode = mode
     options.tolerance = tolerance
@@ -319,7 +324,7 @@ struct MediaFrameCommand: ParsableCommand {
             .file(path.name), input: display, output: command.outputPath(for: path.name),
             open: job.open, samplesPerPixel: command.samplesPerPixel, bits: command.bits,
             split: command.splitChannels, style: drawing, overwrite: job.overwrite,
-            sync: job.sync)
+            sync: job.sync, threads: workers == 1 ? coreCount : 1)
           return (display, [encodeLine(record)], nil as FrameError?)
         }
         try FrameJob.run(

@@ -24,6 +24,20 @@ import Testing
     #expect(psnr(grab.picture, oracle) > 40)
   }
 
+  /// Toward a time, the packets whose frames come before a later one still at or before it
+  /// are sent with non-reference frames skipped (numbers.mp4 has B-frames); the frame that
+  /// comes out is still the exact one, as the construction and ffmpeg's decode say.
+  @Test(arguments: [(0.9999, 9), (1.9, 19), (2.95, 29)])
+  func skipsFramesThatCannotBeTheAnswer(time: Double, expected: Int) throws {
+    let source = try grabber(fixture("numbers.mp4"))
+    let grab = try source.grab(at: time, maxSize: nil)
+    #expect(source.packetsSentSkippable > 0)
+    #expect(frameNumber(grab.picture) == expected)
+    let oracle = try ffmpegPicture(
+      fixture("numbers.mp4"), filters: "select=eq(n\\,\(expected))", width: 64)
+    #expect(psnr(grab.picture, oracle) > 40)
+  }
+
   @Test func oneGrabberForwardAndBack() throws {
     // Times in increasing order decode forward; going back seeks. Both give exact frames.
     let source = try grabber(fixture("numbers.mp4"))

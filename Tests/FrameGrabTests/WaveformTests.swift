@@ -112,3 +112,172 @@ import Testing
     #expect((top..<100).allSatisfy { picture.pixel(500, $0) != style.color })
   }
 }
+
+/// The waveform decoded in chunks at once (`AudioChunks`) against one sequential decode and
+/// the ffmpeg CLI's 16-bit decode: AAC LC and MP3 in MP4 are cut, and their bins equal both;
+/// AAC whose bands are coded as noise (PNS) is found out and decoded in one pass.
+@Suite struct ChunkedWaveformTests {
+  /// The ffmpeg CLI's decode of `path` as 16-bit samples, per channel.
+  static func decoded(_ path: String) throws -> [[Int]] {
+    let result = try run("ffmpeg", ["-v", "error", "-i", path, "-f", "s16le", "-"])
+    let pcm = result.stdout.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+    let probe = try run(
+      "ffprobe", ["-v", "error", "-show_entries", "stream=channels", "-of", "csv=p=0", path])
+    let channels = Int(String(decoding: probe.stdout, as: UTF8.self).split(separator: "\n")[0])!
+    return (0..<channels).map { c in
+      stride(from: c, to: pcm.count, by: channels).map { Int(pcm[$0]) }
+    }
+  }
+
+  @Test(arguments: [
+    ("steps_lc.m4a", 256, false, 2), ("steps_lc.m4a", 100, true, 3),
+    ("steps_lc.m4a", 1000, false, 5),
+    ("steps_mp3.mp4", 256, false, 2), ("steps_mp3.mp4", 441, true, 3),
+  ])
+  func chunksEqualOnePass(name: String, size: Int, split: Bool, chunks: Int) throws {
+    let path = fixture(name)
+    let plan = try #require(
+      AudioChunks.plan(
+        .file(path), options: OpenOptions(), chunks: chunks, alignment: size, minimumSeconds: 0))
+    #expect(plan.count == chunks)
+    #expect(plan.starts.allSatisfy { ($0 - plan.firstSample) % Int64(size) == 0 })
+    let joined = try #require(try Waveform.measure(plan, samplesPerPixel: size, split: split))
+    let sequential = try Waveform.measureSequentially(
+      .file(path), options: OpenOptions(), samplesPerPixel: size, split: split)
+    #expect(joined == sequential)
+    let channels = try Self.decoded(path)
+    #expect(joined.values(bits: 16) == WaveformTests.bins(channels, per: size, split: split))
+  }
+
+  /// The construction: each half second's peak is the step's amplitude (0.1 to 0.6 of full
+  /// scale, the right channel half of it), within what the lossy coding moves it: bins of
+  /// 1/8 s, the two in the middle of each step (away from the coding's echo of a change).
+  @Test func stepsByConstruction() throws {
+    let path = fixture("steps_lc.m4a")
+    let plan = try #require(
+      AudioChunks.plan(
+        .file(path), options: OpenOptions(), chunks: 2, alignment: 2000, minimumSeconds: 0))
+    let waveform = try #require(try Waveform.measure(plan, samplesPerPixel: 2000, split: true))
+    #expect(waveform.length >= 48)
+    for step in 0..<12 {
+      let amplitude = 0.1 * Double(1 + step % 6) * 32767
+      for bin in [step * 4 + 1, step * 4 + 2] {
+        for channel in 0..<2 {
+          let peak = Double(waveform.data[(bin * 2 + channel) * 2 + 1])
+          let wanted = amplitude * (channel == 0 ? 1 : 0.5)
+          #expect(abs(peak - wanted) < 0.03 * wanted + 100, "bin \(bin) channel \(channel)")
+        }
+      }
+    }
+  }
+
+  /// Perceptual noise substitution draws from the decoder's noise generator, whose state a
+  /// chunk starting later cannot know: the check finds it, and `measure` decodes in one pass.
+  @Test func noiseSubstitutionFallsBack() throws {
+    let path = fixture("noise_pns.m4a")
+    // The oracle: the ffmpeg CLI's decode from a seek to 2.5 s differs from its decode from the
+    // start after 3 s, half a second (21 frames) past the seek: more than the MDCT overlap
+    // carries over.
+    let whole = try run("ffmpeg", ["-v", "error", "-i", path, "-f", "s16le", "-"]).stdout
+    let seeked = try run("ffmpeg", ["-v", "error", "-ss", "2.5", "-i", path, "-f", "s16le", "-"])
+      .stdout
+    let fromWhole = whole.dropFirst(3 * 44100 * 2)
+    let fromSeek = seeked.dropFirst(22050 * 2)
+    #expect(!fromSeek.isEmpty)
+    #expect(!fromWhole.starts(with: fromSeek.prefix(fromWhole.count)))
+    // Noise from the first frames: the plan's early look refuses the file.
+    #expect(
+      AudioChunks.plan(
+        .file(path), options: OpenOptions(), chunks: 2, alignment: 256, minimumSeconds: 0) == nil)
+    let counted = try Waveform.measureCounting(
+      .file(path), options: OpenOptions(), samplesPerPixel: 256, split: false, threads: 2)
+    #expect(counted.chunks == 1)
+    #expect(
+      counted.waveform.values(bits: 16)
+        == WaveformTests.bins(try Self.decoded(path), per: 256, split: false))
+  }
+
+  /// Noise only from 5.5 to 7 s, in the middle of three chunks: the plan is made (the first
+  /// 5 s draw no noise), the middle chunk's check finds the draws, and one pass is taken.
+  @Test func lateNoiseFallsBack() throws {
+    let path = fixture("noise_late.m4a")
+    // The oracle: the ffmpeg CLI's decode from a seek to 6 s differs from its decode from the
+    // start between 6.5 and 7 s (the noise drawn since 5.5 s).
+    let whole = try run("ffmpeg", ["-v", "error", "-i", path, "-f", "s16le", "-"]).stdout
+    let seeked = try run("ffmpeg", ["-v", "error", "-ss", "6", "-i", path, "-f", "s16le", "-"])
+      .stdout
+    let half = 22050 * 2
+    #expect(
+      Array(whole.dropFirst(13 * half).prefix(half)) != Array(seeked.dropFirst(half).prefix(half)))
+    let plan = try #require(
+      AudioChunks.plan(
+        .file(path), options: OpenOptions(), chunks: 3, alignment: 256, minimumSeconds: 0))
+    let reports = try (0..<3).map { k throws(ExtractError) in
+      try AudioChunks.decode(plan, chunk: k) { _ in }
+    }
+    #expect(reports.allSatisfy { $0.contiguous })
+    #expect(reports[0].tail == reports[1].head && reports[1].tail == reports[2].head)
+    #expect(reports[0].noiseUnused == true && reports[1].noiseUnused == false)
+    #expect(!AudioChunks.joined(reports, plan: plan))
+    #expect(try Waveform.measure(plan, samplesPerPixel: 256, split: false) == nil)
+    let counted = try Waveform.measureCounting(
+      .file(path), options: OpenOptions(), samplesPerPixel: 256, split: false, threads: 3)
+    #expect(counted.chunks == 1)
+    #expect(
+      counted.waveform.values(bits: 16)
+        == WaveformTests.bins(try Self.decoded(path), per: 256, split: false))
+  }
+
+  /// What is not cut: a raw MP3 (its demuxer seeks by estimate), a WAV, a short input, one
+  /// thread.
+  @Test func notPlanned() {
+    func planned(_ path: String, chunks: Int = 2, minimumSeconds: Double = 0) -> Bool {
+      AudioChunks.plan(
+        .file(path), options: OpenOptions(), chunks: chunks, alignment: 256,
+        minimumSeconds: minimumSeconds) != nil
+    }
+    #expect(!planned(sharedFixture("tone_cover.mp3")))
+    #expect(!planned(fixture("pcm.wav")))
+    #expect(!planned(fixture("steps_lc.m4a"), minimumSeconds: 20))
+    #expect(!planned(fixture("steps_lc.m4a"), chunks: 1))
+    #expect(planned(fixture("steps_lc.m4a")))
+  }
+}
+
+/// A picture's columns reduced while decoding (no bins held) against the columns of the whole
+/// waveform: equal for one pass and for chunks, for more and fewer columns than bins; an input
+/// whose length the container does not state exactly keeps its bins.
+@Suite struct WaveformColumnTests {
+  @Test(arguments: [(256, 1000, false), (256, 37, true), (100, 1000, false), (4000, 7, true)])
+  func columnsWhileDecoding(size: Int, width: Int, split: Bool) throws {
+    let path = fixture("steps_lc.m4a")
+    let whole = try Waveform.measureSequentially(
+      .file(path), options: OpenOptions(), samplesPerPixel: size, split: split)
+    let expected = WaveformColumns(whole, width: width)
+    let one = try Waveform.measureSequentially(
+      .file(path), options: OpenOptions(), samplesPerPixel: size, split: split, columns: width)
+    #expect(one.columns == expected)
+    #expect(one.waveform.data.isEmpty)
+    #expect(one.bins == whole.length)
+    let plan = try #require(
+      AudioChunks.plan(
+        .file(path), options: OpenOptions(), chunks: 3, alignment: size, minimumSeconds: 0))
+    let chunked = try #require(
+      try Waveform.measure(plan, samplesPerPixel: size, split: split, columns: width))
+    #expect(chunked.columns == expected)
+    #expect(chunked.waveform.data.isEmpty)
+    #expect(chunked.bins == whole.length)
+    var style = WaveformStyle()
+    style.width = width
+    #expect(
+      style.draw(chunked.columns!, sampleRate: 16000, samplesPerPixel: size) == style.draw(whole))
+  }
+
+  @Test func withoutStatedLength() throws {
+    let measured = try Waveform.measureSequentially(
+      .file(fixture("pcm.wav")), options: OpenOptions(), samplesPerPixel: 7, split: false,
+      columns: 100)
+    #expect(measured.columns == nil)
+    #expect(measured.waveform.length == (1000 + 6) / 7)
+  }
+}

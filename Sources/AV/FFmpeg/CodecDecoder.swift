@@ -91,6 +91,14 @@ package final class CodecDecoder {
     }
   }
 
+  /// While set, the decoder does not decode the frames no other frame refers to
+  /// (`skip_frame = AVDISCARD_NONREF`): they give no picture, and every other frame comes out
+  /// as it would. Read when each packet is sent.
+  package var skipsNonReferenceFrames: Bool {
+    get { pointer.pointee.skip_frame == AVDISCARD_NONREF }
+    set { pointer.pointee.skip_frame = newValue ? AVDISCARD_NONREF : AVDISCARD_DEFAULT }
+  }
+
   /// Drops every frame and reference the decoder holds (`avcodec_flush_buffers`): what a seek
   /// needs before the packets of the new position are sent.
   package func flush() { avcodec_flush_buffers(pointer) }
