@@ -154,6 +154,9 @@ public struct Prober: Sendable {
     for (index, measurement) in measured {
       details.discardedPackets[index] = measurement.discardedPackets
       streams[index].apply(measurement, timeBase: streams[index].timeBase)
+      if streams[index].codecSupported == false, streams[index].frameCountSource == .scan {
+        streams[index].frameCountSource = .transport  // no parser: the container's framing
+      }
       if measurement.ratesFromTimestamps { warnings.insert(.frameRateFromTimestamps) }
       if measurement.endsWithFragment { warnings.insert(.trailingData) }
       if measurement.scan?.discontinuities ?? 0 > 0 { warnings.insert(.timestampDiscontinuity) }
