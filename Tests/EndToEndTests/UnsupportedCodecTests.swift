@@ -68,6 +68,32 @@ import Testing
     }
   }
 
+  /// The same AC-4 stream in M2TS (192-byte packets: a 4-byte time code before each TS packet,
+  /// which libavformat reads as MPEG-TS): the PMT is found at the other stride, the count is
+  /// still the 12 PES packets of the construction.
+  @Test func m2tsPackets() throws {
+    let source = try Data(
+      contentsOf: packageRoot.appendingPathComponent(
+        FilesFromTheWildTests.path("unsupported_ac4.ts")))
+    var m2ts = Data()
+    for offset in stride(from: 0, to: source.count, by: 188) {
+      m2ts.append(contentsOf: [0x00, 0x00, 0x00, 0x00])
+      m2ts.append(source[source.startIndex + offset..<source.startIndex + offset + 188])
+    }
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "unsupported-ac4-\(UUID().uuidString).m2ts")
+    try m2ts.write(to: url)
+    defer { try? FileManager.default.removeItem(at: url) }
+    let result = try run("mediaprobe", ["--scan", url.path])
+    #expect(result.status == 0)
+    let json = try #require(try result.json() as? [String: Any])
+    let stream = try #require((json["streams"] as? [[String: Any]])?.first)
+    #expect(stream["codec_supported"] as? Bool == false)
+    #expect(value(stream, "codec", "name") as? String == "ac4")
+    #expect(stream["frame_count"] as? Int == 12)
+    #expect(stream["frame_count_source"] as? String == "transport")
+  }
+
   /// The sample entry states 48000 Hz and 2 channels (ffprobe reads the same fields); the
   /// sample table holds 25 samples (the construction): `index` without --scan, `transport` with.
   @Test(arguments: [("unsupported_mhm1.m4a", "mpegh_3d_audio"), ("unsupported_ac4.m4a", "ac4")])
