@@ -112,6 +112,19 @@ import Testing
     }
   }
 
+  /// --verify: a stream no decoder can read is undecodable alike whether libavformat calls it
+  /// data (the TS) or audio (the MP4): the file's only stream decodes nothing.
+  @Test(arguments: ["unsupported_ac4.ts", "unsupported_vvc.ts", "unsupported_mhm1.m4a"])
+  func verifyIsUndecodable(_ name: String) throws {
+    let result = try run("mediaprobe", ["--verify", FilesFromTheWildTests.path(name)])
+    let json = try #require(try result.json() as? [String: Any])
+    #expect(json["integrity"] as? String == "undecodable")
+    let stream = try #require((json["streams"] as? [[String: Any]])?.first)
+    #expect(value(stream, "decode", "scope") as? String == "all")
+    let first = (value(stream, "decode", "errors", "first") as? [[String: Any]])?.first
+    #expect(first?["kind"] as? String == "decoder_failed")
+  }
+
   /// A stream FFmpeg decodes is `codec_supported: true`, keeps FFmpeg's codec name and its scan
   /// count stays a `scan` (the AAC the MP4 fixtures were made from, re-made here).
   @Test func decodableStreamIsUnaffected() throws {

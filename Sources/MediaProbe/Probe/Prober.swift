@@ -141,7 +141,7 @@ public struct Prober: Sendable {
     let verification = options.verify.map {
       Verification(
         input: input, scope: $0, hashing: options.hash, threads: options.decoderThreads,
-        indexPastEnd: indexPastEnd)
+        indexPastEnd: indexPastEnd, unsupported: streams.filter { $0.codecSupported == false })
     }
     let measured = try measure(
       input, streams: streams, layout: layout, verification: verification)
