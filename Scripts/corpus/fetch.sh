@@ -63,6 +63,15 @@ PYPI=(
   "audiofile==1.6.1     6d941d216c16e3ead2fe3b80d8b7e349f0f11f2b727ed5acd0123831edd46b41"
   "soundfile==0.14.0    ba1c1a2d618bca5c406647c83b89f07cc8810fa506a50622a6993ba130c1de11"
   "moviepy==2.2.1       c80cb56815ece94e5e3e2d361aa40070eeb30a09d23a24c4e684d03e16deacb1"
+  # Added for issue 26 (independent sources; licence of the archive, from its PKG-INFO/LICENSE):
+  # puremagic: test/resources (AAC, AIFF, MP3, WAV, AVI, FLV, MKV, MP4, MPEG-PS, WMV), MIT.
+  "puremagic==1.30      f9ff7ac157d54e9cf3bff1addfd97233548e75e685282d84ae11e7ffee1614c9"
+  # filetype: tests/fixtures (M4A, MOV, MP4), MIT.
+  "filetype==1.2.0      66b56cd6474bf41d8c54660347d37afcc3f7d1970648de365c102ef77548aadb"
+  # mediafile (beets' tag library, before its tests left the sdist): test/rsrc, MIT.
+  "mediafile==0.12.0    d75d805a06ed56150dbcea76505e700f9809abd9e98f98117ae46f5df2ccf1d7"
+  # pyglet: tests/data/media (WAV in many sample formats), BSD-3-Clause.
+  "pyglet==2.1.19       77fae024df940c60917ba604bab9b7e26306d66734186634b698c708cdd9f4be"
 )
 
 # Debian bookworm packages that ship sample media: name version sha256
@@ -140,6 +149,18 @@ DEBS=(
   "wx3.2-examples 3.2.2+dfsg-2 3d5665df7ead6c9fda94083e9006ffd531ee639a8ab9ff995a24334a4f7e4cdb"
   "xine-ui 0.99.14-1 7bce1590a4b1d4407558530d67015f304d14784395682f6230ca1aba3a8521f9"
   "yaru-theme-sound 22.10.3-1 d1562e4ac15f1b6c689f3624ee902fc11d4f376a553b054a44134035bee11682"
+  # Added for issue 26 (licence from the package's debian/copyright):
+  # ardour-data: the metronome click (FLAC), GPL-2+.
+  "ardour-data 1:7.3.0+ds0-1 58fef757eebed888a2c75c0a21d392a83cfed9776afa4d2c68b606586e0506d3"
+  # codec2-examples: speech test recordings (WAV), LGPL-2.1.
+  "codec2-examples 1.0.5-1 7af8cd128f269a1d8116993c9d2bd7d4d452fc17da46a09899aaca2b9bd993d4"
+  # python3-scipy: scipy.io's WAV test data (float, big-endian RIFX, WAVE_FORMAT_EXTENSIBLE,
+  # early EOF, odd chunks), BSD-3-clause.
+  "python3-scipy 1.10.1-2 75175eb18aa9ef6424c69050a751335fe686c24b65bc1773d0769a74a21c869d"
+  # qtmultimedia5-examples: the audio engine example's sounds (WAV), LGPL-3 or GPL-2.
+  "qtmultimedia5-examples 5.15.8-2 0e5ee09c0be8efb0cbcd7715a4c2ae9fcd292bb637dbe4be9e668f36fb8dd2fc"
+  # tuxpaint-data: the drawing tools' sounds (WAV), GPL-2+.
+  "tuxpaint-data 1:0.9.28-sdl2-1 f5d0de8f9a70d2efc1241d19f26168cb8bf279f1b77abd3631e7a1a55c40e5e5"
 )
 
 mkdir -p "$CACHE/pypi" "$CACHE/deb" "$CACHE/extract"

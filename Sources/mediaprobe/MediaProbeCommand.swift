@@ -43,7 +43,10 @@ struct MediaProbeCommand: ParsableCommand {
 
       Warnings (the "warnings" list) include format_mismatch (FFmpeg's probe guessed, with a \
       low score, a format the file's extension contradicts; the extension's was tried and kept \
-      if its stream decodes) and leading_junk (bytes before an MP3's first frame were skipped). \
+      if its stream decodes), leading_junk (bytes before an MP3's first frame were skipped) and \
+      codec_unsupported (an audio or video codec FFmpeg cannot decode: that stream's \
+      codec_supported is false, its codec is named from the container's own identification, \
+      and --scan counts the container's framing, frame_count_source "transport"). \
       A single picture (JPEG, PNG, WebP, AVIF) is one video stream with disposition \
       still_image and no duration or frame rate; a JPEG's EXIF orientation is its orientation.
 

@@ -117,6 +117,10 @@ public enum ProbeWarning: String, Codable, Sendable, Comparable {
   /// input was read once, in order, as a pipe is (a file whose index is at the end cannot be
   /// read that way, and the server may have sent more than was read).
   case remoteWithoutRanges = "remote_without_ranges"
+  /// An audio or video stream's codec has no decoder in FFmpeg (5.1): its codec is named from
+  /// the container (`codec_supported: false`), its sample rate and channels are the
+  /// container's, and its `--scan` count is the container's framing (`transport`).
+  case codecUnsupported = "codec_unsupported"
 
   /// Sorted by code.
   public static func < (a: ProbeWarning, b: ProbeWarning) -> Bool { a.rawValue < b.rawValue }
@@ -135,6 +139,10 @@ public enum FrameCountSource: String, Codable, Sendable {
   case tag
   /// `--scan` counted every presented packet.
   case scan
+  /// `--scan` counted the access units the container frames, for a codec FFmpeg cannot parse
+  /// (`codec_supported: false`): MPEG-TS PES packets (each starts a TS packet with
+  /// payload_unit_start_indicator), MP4 samples.
+  case transport
 }
 
 /// The container of a media file.
@@ -183,6 +191,11 @@ public struct MediaStream: Codable, Sendable, Equatable {
   public var type: StreamType
   /// The codec: name, tag, profile, level.
   public var codec: Codec
+  /// Audio and video: whether FFmpeg has a decoder for the codec. When false the codec is named
+  /// from the container's own identification (an MPEG-TS `stream_type` or descriptor, an MP4
+  /// sample entry), and counts come from the container's framing (`frame_count_source`
+  /// `transport` under `--scan`). Null for other stream types.
+  @NullEncoded public var codecSupported: Bool? = nil
   /// The stream's bit rate in bits per second.
   @NullEncoded public var bitRate: Int64?
   /// The stream's duration; null when the container does not give one.

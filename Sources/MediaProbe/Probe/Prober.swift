@@ -151,7 +151,7 @@ public struct Prober: Sendable {
     let verification = options.verify.map {
       Verification(
         input: input, scope: $0, hashing: options.hash, threads: options.decoderThreads,
-        indexPastEnd: indexPastEnd)
+        indexPastEnd: indexPastEnd, unsupported: streams.filter { $0.codecSupported == false })
     }
     var measured = try measure(
       input, streams: streams, layout: layout, verification: verification)
@@ -167,6 +167,9 @@ public struct Prober: Sendable {
     for (index, measurement) in measured {
       details.discardedPackets[index] = measurement.discardedPackets
       streams[index].apply(measurement, timeBase: streams[index].timeBase)
+      if streams[index].codecSupported == false, streams[index].frameCountSource == .scan {
+        streams[index].frameCountSource = .transport  // no parser: the container's framing
+      }
       if measurement.ratesFromTimestamps { warnings.insert(.frameRateFromTimestamps) }
       if measurement.endsWithFragment { warnings.insert(.trailingData) }
       if measurement.scan?.discontinuities ?? 0 > 0 { warnings.insert(.timestampDiscontinuity) }

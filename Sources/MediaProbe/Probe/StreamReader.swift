@@ -13,11 +13,16 @@ struct StreamReader {
   let mp3: MP3Info?
   /// What reading the headers noticed.
   private(set) var warnings: Set<ProbeWarning> = []
+  /// MPEG-TS: the program map tables, read only when some stream has no FFmpeg decoder.
+  let transportMap: TransportStreamMap?
 
   init(input: InputFile, layout: BoxLayout?, mp3: MP3Info?) {
     self.input = input
     self.layout = layout
     self.mp3 = mp3
+    transportMap =
+      input.formatName == "mpegts" && input.streams.contains { !$0.hasDecoder }
+      ? TransportStreamMap.read(input.source) : nil
   }
 
   /// The stream at `index`.
@@ -35,6 +40,7 @@ struct StreamReader {
       result.frameCount = count
       result.frameCountSource = source
     }
+    applyCodecSupport(view, to: &result)
     switch result.type {
     case .video:
       result.video = view.videoInfo(isCoverArt: disposition["attached_pic"] == true)
@@ -49,9 +55,31 @@ struct StreamReader {
       }
     case .audio:
       result.audio = view.audioInfo
+      if result.audio?.channels == nil, let channels = unsupported?.channels {
+        result.audio?.channels = channels
+      }
     default: break
     }
+    unsupported = nil
     return result
+  }
+
+  /// The codec named by the container for the stream being read, when FFmpeg cannot decode it.
+  private var unsupported: UnsupportedCodec?
+
+  /// Sets `codec_supported` (audio and video: FFmpeg has a decoder) and, for a codec FFmpeg
+  /// cannot decode or parse, the codec and stream type the container states (issue 26, class 7).
+  private mutating func applyCodecSupport(_ view: StreamView, to result: inout MediaStream) {
+    unsupported = UnsupportedCodec.identify(view, map: transportMap)
+    if let unsupported {
+      result.type = unsupported.type
+      result.codec = Codec(
+        name: unsupported.name, longName: unsupported.longName, tag: result.codec.tag,
+        profile: nil, level: nil)
+    }
+    guard result.type == .audio || result.type == .video else { return }
+    result.codecSupported = view.hasDecoder
+    if !view.hasDecoder { warnings.insert(.codecUnsupported) }
   }
 
   /// The MP4 track behind a stream (libavformat's `AVStream.id` is the track ID).

@@ -14,18 +14,31 @@ final class Verification {
   /// An index entry points past the end of the file (an MP4 whose `mdat` was cut).
   private let indexPastEnd: Bool
 
-  /// Opens a decoder for every audio and video stream (not cover art).
+  /// Streams in `unopened` that the container, not libavformat, calls audio.
+  private var unopenedAudio: Set<Int> = []
+
+  /// Opens a decoder for every audio and video stream (not cover art). `unsupported`: streams
+  /// whose codec the container names but FFmpeg cannot decode (`codec_supported: false`), which
+  /// libavformat may call data: they are undecodable like any audio or video stream without a
+  /// decoder, whatever type libavformat gave them.
   init(
-    input: InputFile, scope: VerifyScope, hashing: Bool, threads: Int32, indexPastEnd: Bool
+    input: InputFile, scope: VerifyScope, hashing: Bool, threads: Int32, indexPastEnd: Bool,
+    unsupported: [MediaStream] = []
   ) {
     self.input = input
     self.indexPastEnd = indexPastEnd
-    for stream in input.streams where stream.isAudio || stream.isVideo {
+    for stream in unsupported {
+      unopened[stream.index] = "no decoder for \(stream.codec.name)"
+      if stream.type == .audio { unopenedAudio.insert(stream.index) }
+    }
+    for stream in input.streams
+    where (stream.isAudio || stream.isVideo) && unopened[stream.index] == nil {
       do {
         verifiers[stream.index] = try StreamVerifier(
           stream: stream, threads: threads, scope: scope, hashing: hashing)
       } catch {
         unopened[stream.index] = "no decoder for \(stream.codecName): \(error.message)"
+        if stream.isAudio { unopenedAudio.insert(stream.index) }
       }
     }
     // The demuxer's messages, and those of the parsers it runs on this thread while reading.
@@ -73,7 +86,7 @@ final class Verification {
         md5: nil)
     }
     for (index, reason) in unopened {
-      let audio = input.view(index).isAudio
+      let audio = unopenedAudio.contains(index)
       reports[index] = DecodeReport(
         scope: .all, frames: audio ? nil : 0, samples: audio ? 0 : nil, firstTime: nil,
         endTime: nil,
