@@ -174,6 +174,8 @@ struct MediaMergeCommand: ParsableCommand {
     completion: .list(PlatformDatabase.names))
   var platform: String?
 
+  @OptionGroup(title: "Export") var export: ExportOptions
+
   @OptionGroup var parallel: ParallelOptions
 
   @OptionGroup var diagnostics: DiagnosticOptions
@@ -210,14 +212,21 @@ struct MediaMergeCommand: ParsableCommand {
       throw ValidationError("--timeout must be a positive number of seconds")
     }
     if MergeRequest.container(for: output) == nil {
-      throw ValidationError("the output must end in .mp4, .m4v or .mov")
+      throw ValidationError(Self.extensionsMessage)
     }
     if plan && dryRun { throw ValidationError("--plan and --dry-run cannot be combined") }
     if method == .copy && (size != nil || fit == .fill || platform != nil) {
       throw ValidationError("--copy keeps the clips as they are: no --size, --fill or --platform")
     }
+    let exportRequest = try export.request()
+    if method == .copy, let reason = exportRequest.copyBlockReason {
+      throw ValidationError("--copy keeps the clips as they are, but \(reason)")
+    }
     if let platform { _ = try Self.platform(named: platform) }
   }
+
+  /// The usage error for an output name without a known extension.
+  static let extensionsMessage = "the output must end in .mp4, .m4v, .mov, .m4a, .webm or .mkv"
 
   /// The one platform (or alias for platforms with the same recipe) `--platform` names.
   static func platform(named name: String) throws -> Platform {
@@ -267,10 +276,11 @@ struct MediaMergeCommand: ParsableCommand {
       if let deadline, let timeout, MergeExecutor.clock() >= deadline {
         throw .timeout(seconds: timeout)
       }
-      let request = MergeRequest(
+      var request = MergeRequest(
         output: outputPath, size: size, fit: fit, method: method,
         platform: try? platform.map(Self.platform(named:)),
         verbose: diagnostics.verbose)
+      request.export = (try? export.request()) ?? ExportRequest()
       let merge = try MergePlanner(request: request).plan(probed)
       if plan {
         let json = try? MediaToolsJSONEncoder().encode(merge)
@@ -281,7 +291,8 @@ struct MediaMergeCommand: ParsableCommand {
       if diagnostics.verbose {
         Console.errorText("the equivalent ffmpeg command: \(MergeSummary.commandLine(merge))\n")
       }
-      let executor = MergeExecutor(overwrite: outputFile.force, sync: !outputFile.noSync)
+      let executor = MergeExecutor(
+        overwrite: outputFile.force, sync: !outputFile.noSync, export: request.export)
       try executor.checkOutput(merge)
       if dryRun {
         if !diagnostics.quiet { Console.errorText("dry run: nothing was written\n") }

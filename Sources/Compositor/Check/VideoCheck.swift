@@ -59,7 +59,8 @@ enum VideoCheck {
 
   static func run(
     plan: CompositionPlan, output: OutputFile, canvas: Canvas, frames expected: Int64,
-    damaged: Set<Int> = [], decoderThreads: Int, stopReason: () -> CompositorError?
+    damaged: Set<Int> = [], decoderThreads: Int, minimumPSNR: Double = Self.minimumPSNR,
+    stopReason: () -> CompositorError?
   ) throws(CompositorError) -> VideoCheckReport {
     let started = MonotonicClock.seconds()
     let rate = plan.render.frameRate
