@@ -107,6 +107,15 @@ enum VideoCheck {
     guard let stream = videoStream(of: input) else {
       throw .checkFailed("the output has no video stream")
     }
+    // Where the video starts after the file's start: 0 in MP4 (edit lists); in Matroska and
+    // WebM Opus's priming starts the audio before 0 and the muxer moves every stream later
+    // (the video's first frame at 0.007 s, measured), so frame k is at k / rate + this.
+    let origin = input.startMicroseconds ?? 0
+    let videoStart =
+      stream.startTime.map {
+        Rational.rescale($0, from: stream.timeBase, to: Rational(1, 1_000_000)!)
+      } ?? origin
+    let offset = MediaTime(value: max(0, videoStart - origin), timescale: 1_000_000)
     input.discardAll(except: stream.index)
     let demuxer = Demuxer(input)
     var frames: Int64 = 0
@@ -129,8 +138,9 @@ enum VideoCheck {
       guard let frame = target.frame, !wanted.isEmpty else { continue }
       if let reason = stopReason() { throw reason }
       let time = MediaTime(units: frame, rate: rate)
-      let written = try VideoFileSource(path: path, start: time, decoderThreads: decoderThreads)
-      let picture = try written.picture(at: time)
+      let written = try VideoFileSource(
+        path: path, start: time + offset, decoderThreads: decoderThreads)
+      let picture = try written.picture(at: time + offset)
       let reference = SegmentPictures(
         segment: target.segment, canvas: canvas, decoderThreads: decoderThreads,
         background: background)
