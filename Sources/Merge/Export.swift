@@ -139,7 +139,8 @@ public struct ExportRequest: Sendable, Equatable {
         // speed and quality scale.
         let own = (presetVideo.encoder == "libx265") == (video == .hevc)
         if own {
-          settings.speed = presetVideo.speed
+          // The preset states no speed for most sizes: the encoder's own default (medium).
+          settings.speed = presetVideo.speed ?? "medium"
           settings.crf = presetVideo.crf
           if video == .h264 {
             settings.profile = presetVideo.profile
