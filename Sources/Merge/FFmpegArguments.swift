@@ -89,7 +89,9 @@ extension MergePlanner {
       arguments += audio.encoder.ffmpegArguments
       arguments += ["-ar", "\(audio.sampleRate)", "-ac", "\(audio.channels)"]
     }
-    if ["mp4", "mov", "ipod"].contains(plan.container) { arguments += ["-movflags", "+faststart"] }
+    if ["mp4", "mov", "ipod"].contains(plan.container) {
+      arguments += ["-movflags", "+faststart"]
+    }
     arguments += ["-f", plan.container, plan.output]
     return FFmpegCommand(executable: request.ffmpeg, arguments: arguments, stdin: stdin)
   }
