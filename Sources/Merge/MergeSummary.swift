@@ -68,7 +68,9 @@ public enum MergeSummary {
     let info = result.output
     let duration = info.duration.map { fixed($0.seconds, places: 3) } ?? "?"
     return "wrote \(FileName.display(plan.output)): \(duration) s (planned \(plan.duration)), "
-      + "\(plan.expected.width)x\(plan.expected.height) \(plan.expected.orientation), "
+      + (plan.expected.videoCodec == "none"
+        ? "audio only, "
+        : "\(plan.expected.width)x\(plan.expected.height) \(plan.expected.orientation), ")
       + "\(plan.method == .copy ? "copied" : "encoded") in-process in "
       + "\(fixed(result.renderSeconds, places: 2)) s; checked in "
       + "\(fixed(result.checkSeconds, places: 2)) s (decodes cleanly, durations "

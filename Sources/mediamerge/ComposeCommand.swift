@@ -90,6 +90,12 @@ extension MediaMergeCommand {
     let exporter = CompositionExport(
       export: try export.request(), platform: try platform.map(Self.platform(named:)),
       overwrite: outputFile.force, sync: !outputFile.noSync, timeout: timeout)
+    if !plan, !printComposition,
+      let refusal = exporter.export.refusal(container: OutputContainer(path: outputPath) ?? .mp4)
+    {
+      // Before any source is probed.
+      fail(MergeError.unsupportedEncoding(reason: refusal), path: outputPath)
+    }
     do {
       if let composition {
         loaded = try CompositionLoader.load(composition)
