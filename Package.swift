@@ -138,6 +138,7 @@ let package = Package(
       name: "Merge",
       dependencies: [
         "MediaCore", "OutputKit", "MediaProbe", "Compatibility", "Composition", "Compositor", "AV",
+        "Render",
       ]),
     // What the commands share: output, diagnostics, exit codes, parallel work.
     .target(

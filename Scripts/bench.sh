@@ -41,6 +41,11 @@
 #     mediamerge --composition against `ffmpeg -vf` running the same filter chain (printed by
 #     render-bench from LookFilters, the compositor's one place for it) with the same x264/AAC
 #     settings and threads: wall and CPU time (best of 3), ratios (target <= 1.0), RSS, PSNR.
+#   export-size: mediamerge --max-size (issue 25: SizeBudget's measured passes through the
+#     compositor, each checked) against ffmpeg's two-pass at the rate SizeBudget's arithmetic
+#     gives for the same cap (libx264 veryfast, AAC 160k, threads on auto on both sides), on 20 s
+#     of 720p25 testsrc2 with light noise and a 4 MB cap: total wall and CPU time (best of 3,
+#     alternating; target <= 1.0) and where each output lands against the cap.
 #   frame: mediaframe against the ffmpeg CLI run once per picture (`ffmpeg -ss T -i F -frames:v 1`)
 #     and ffmpegthumbnailer run once per picture: 20 thumbnails of one 60 s 720p clip in one call,
 #     and one poster of each of 200 files (target >= 10x faster than the ffmpeg loop); a 10x10
@@ -53,7 +58,7 @@
 #     $bytes_sent and requests): mediaprobe --allow-network in one call vs an ffprobe-per-URL
 #     loop on the same URLs (issue 27): wall time, bytes the server sent, requests. Target: the
 #     bytes sent about what local probes read (the per-format bounds are in NetworkTests).
-#   Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render|fix|compose|looks|frame|remote]   (make bench builds the release binaries first)
+#   Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render|fix|compose|looks|export-size|frame|remote]   (make bench builds the release binaries first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
@@ -61,6 +66,7 @@ probe="$bin/mediaprobe"
 which=${1:-all}
 if [ "$which" = fix ]; then probe="$bin/mediacompat"; fi
 if [ "$which" = frame ]; then probe="$bin/mediaframe"; fi
+if [ "$which" = export-size ]; then probe="$bin/mediamerge"; fi
 [ -x "$probe" ] || { echo "build first: make release" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -562,6 +568,44 @@ JSON
   rm -f "$work"/ours.mp4 "$work"/ffmpeg.mp4
 }
 
+bench_export_size() {
+  local merge="$bin/mediamerge" cap=4000000 seconds=20
+  [ -x "$merge" ] || swift build -c release --static-swift-stdlib --product mediamerge >/dev/null
+  echo "== making ${seconds} s of 1280x720 25 fps testsrc2 with light noise (x264 CRF 10) and a tone"
+  ffmpeg -nostdin -v error -y -f lavfi -i "testsrc2=size=1280x720:rate=25,noise=alls=12:allf=t" \
+    -f lavfi -i "sine=f=440:r=48000" -t "$seconds" -c:v libx264 -preset veryfast -crf 10 \
+    -pix_fmt yuv420p -c:a aac -ac 2 "$work/clip.mp4"
+  # SizeBudget's first rate: (97.5% of the cap - the MP4 overhead) * 8 / duration - the audio.
+  local rate
+  rate=$(echo "((${cap} * 0.975 - (1024 + ${seconds} * (16 * 25 + 8 * 48000 / 1024))) * 8 / ${seconds} - 160000) / 1" | bc)
+  best_wall_o=999 best_wall_t=999 best_cpu_o=999 best_cpu_t=999
+  local run
+  for run in 1 2 3; do
+    /usr/bin/time -o "$work/time" -f "%e %U %S %M" "$merge" --max-size "$cap" "$work/clip.mp4" \
+      -o "$work/ours.mp4" --force --no-sync 2> "$work/ours.log"
+    read -r wall user sys ours_rss < "$work/time"
+    best_wall_o=$(echo "if ($wall < $best_wall_o) $wall else $best_wall_o" | bc -l)
+    best_cpu_o=$(echo "if ($user + $sys < $best_cpu_o) $user + $sys else $best_cpu_o" | bc -l)
+    /usr/bin/time -o "$work/time" -f "%e %U %S %M" sh -c "
+      ffmpeg -nostdin -v error -y -i '$work/clip.mp4' -c:v libx264 -preset veryfast -b:v $rate \
+        -pass 1 -passlogfile '$work/pass' -an -f null /dev/null &&
+      ffmpeg -nostdin -v error -y -i '$work/clip.mp4' -c:v libx264 -preset veryfast -b:v $rate \
+        -pass 2 -passlogfile '$work/pass' -c:a aac -b:a 160k -ar 48000 -ac 2 \
+        -movflags +faststart '$work/ffmpeg.mp4'"
+    read -r wall user sys theirs_rss < "$work/time"
+    best_wall_t=$(echo "if ($wall < $best_wall_t) $wall else $best_wall_t" | bc -l)
+    best_cpu_t=$(echo "if ($user + $sys < $best_cpu_t) $user + $sys else $best_cpu_t" | bc -l)
+  done
+  printf 'export-size (best of 3, cap %s bytes): ours %.2f s wall %.2f s CPU, ffmpeg two-pass %.2f s wall %.2f s CPU; ratio wall %s, CPU %s (target <= 1.0)\n' \
+    "$cap" "$best_wall_o" "$best_cpu_o" "$best_wall_t" "$best_cpu_t" \
+    "$(ratio "$best_wall_o" "$best_wall_t")" "$(ratio "$best_cpu_o" "$best_cpu_t")"
+  printf '  ours: %s' "$(grep '^size:' "$work/ours.log")"
+  printf '\n  ffmpeg two-pass at %s b/s: %s bytes (%.1f%% of the cap)\n' "$rate" \
+    "$(stat -c %s "$work/ffmpeg.mp4")" "$(echo "100 * $(stat -c %s "$work/ffmpeg.mp4") / $cap" | bc -l)"
+  printf '  peak RSS: ours %s KiB, ffmpeg %s KiB\n' "$ours_rss" "$theirs_rss"
+  rm -f "$work"/ours.mp4 "$work"/ffmpeg.mp4 "$work"/pass*
+}
+
 bench_frame() {
   local frame="$bin/mediaframe" ff=(ffmpeg -nostdin -v error -y)
   [ -x "$frame" ] || swift build -c release --static-swift-stdlib --product mediaframe >/dev/null
@@ -742,8 +786,9 @@ case "$which" in
   fix) bench_fix ;;
   compose) bench_compose ;;
   looks) bench_looks ;;
+  export-size) bench_export_size ;;
   frame) bench_frame ;;
   remote) bench_remote ;;
-  all) bench_mediaprobe; bench_media2wav; bench_verify; bench_mix; bench_loudness; bench_render; bench_fix; bench_compose; bench_looks; bench_frame; bench_remote ;;
-  *) echo "usage: Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render|fix|compose|looks|frame|remote]" >&2; exit 64 ;;
+  all) bench_mediaprobe; bench_media2wav; bench_verify; bench_mix; bench_loudness; bench_render; bench_fix; bench_compose; bench_looks; bench_export_size; bench_frame; bench_remote ;;
+  *) echo "usage: Scripts/bench.sh [mediaprobe|media2wav|verify|mix|loudness|render|fix|compose|looks|export-size|frame|remote]" >&2; exit 64 ;;
 esac

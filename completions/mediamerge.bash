@@ -165,7 +165,7 @@ _mediamerge() {
     local -a repeating_flags=()
     local -a non_repeating_flags=(--force --no-sync --plan --print-composition --dry-run --auto --copy --encode --fit --fill -q --quiet -v --verbose -0 --null --allow-references --version -h --help)
     local -a repeating_options=()
-    local -a non_repeating_options=(-o --output --composition --format --size -p --platform -j --jobs --files-from --input-format --timeout)
+    local -a non_repeating_options=(-o --output --composition --format --size -p --platform --preset --video-codec --audio-codec --crf --bitrate --bits-per-pixel --max-size -j --jobs --files-from --input-format --timeout)
     __mediamerge_offer_flags_options -1
 
     # Offer option value completions
@@ -186,6 +186,30 @@ _mediamerge() {
         ;;
     '-p'|'--platform')
         __mediamerge_add_completions -W 'android-2.3.3'$'\n''android-3.0'$'\n''android-4.0'$'\n''android-browser-2012'$'\n''ipad-browser-2012'$'\n''iphone-2012'$'\n''iphone-browser-2012'$'\n''mobile-high'$'\n''mobile-low'$'\n''mobile-medium'$'\n''android-14'$'\n''apple-hls'$'\n''chrome'$'\n''firefox'$'\n''ios-17'$'\n''safari'$'\n''android'$'\n''ios'$'\n''iphone'$'\n''web'
+        return
+        ;;
+    '--preset')
+        __mediamerge_add_completions -W 'low'$'\n''medium'$'\n''highest'$'\n''640x480'$'\n''960x540'$'\n''1280x720'$'\n''1920x1080'$'\n''3840x2160'$'\n''hevc-highest'$'\n''hevc-1920x1080'$'\n''hevc-3840x2160'$'\n''m4a'$'\n''passthrough'
+        return
+        ;;
+    '--video-codec')
+        __mediamerge_add_completions -W 'h264'$'\n''hevc'$'\n''vp9'$'\n''av1'
+        return
+        ;;
+    '--audio-codec')
+        __mediamerge_add_completions -W 'aac'$'\n''opus'
+        return
+        ;;
+    '--crf')
+        return
+        ;;
+    '--bitrate')
+        return
+        ;;
+    '--bits-per-pixel')
+        return
+        ;;
+    '--max-size')
         return
         ;;
     '-j'|'--jobs')

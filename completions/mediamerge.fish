@@ -20,7 +20,7 @@ function __mediamerge_parse_tokens -S
     set -l unparsed_tokens (__mediamerge_tokens -pc)
     switch $unparsed_tokens[1]
     case 'mediamerge'
-        __mediamerge_parse_subcommand -r 1 'o/output=' 'force' 'no-sync' 'plan' 'composition=' 'print-composition' 'format=' 'dry-run' 'auto' 'copy' 'encode' 'size=' 'fit' 'fill' 'p/platform=' 'j/jobs=' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'input-format=' 'timeout=' 'version' 'h/help'
+        __mediamerge_parse_subcommand -r 1 'o/output=' 'force' 'no-sync' 'plan' 'composition=' 'print-composition' 'format=' 'dry-run' 'auto' 'copy' 'encode' 'size=' 'fit' 'fill' 'p/platform=' 'preset=' 'video-codec=' 'audio-codec=' 'crf=' 'bitrate=' 'bits-per-pixel=' 'max-size=' 'j/jobs=' 'q/quiet' 'v/verbose' 'files-from=' '0/null' 'allow-references' 'input-format=' 'timeout=' 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'help'
             __mediamerge_parse_subcommand -r 1 'version'
@@ -77,7 +77,7 @@ function __mediamerge_custom_completion
 end
 
 complete -c 'mediamerge' -f
-complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" o output' -s 'o' -l 'output' -d 'The merged file (.mp4, .m4v or .mov).' -rfka ''
+complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" o output' -s 'o' -l 'output' -d 'The merged file (.mp4, .m4v, .mov; .m4a audio only; .webm; .mkv).' -rfka ''
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" force' -l 'force' -d 'Replace existing output files (regular files only; nothing else is replaced).'
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" no-sync' -l 'no-sync' -d 'Do not fsync each finished file and its directory (faster; a crash or power cut soon after may then lose a file that was reported as written).'
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" plan' -l 'plan' -d 'Print the plan as JSON and do nothing else.'
@@ -92,6 +92,13 @@ complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" fit' -l 'fit' -d 'Fit each clip inside the render size, black bars around it (default).'
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" fill' -l 'fill' -d 'Fill the render size with each clip, cropping what overflows.'
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" p platform' -s 'p' -l 'platform' -d 'Encode with this platform\'s recipe (mediacompat\'s database) and check the output passes there.' -rfka 'android-2.3.3 android-3.0 android-4.0 android-browser-2012 ipad-browser-2012 iphone-2012 iphone-browser-2012 mobile-high mobile-low mobile-medium android-14 apple-hls chrome firefox ios-17 safari android ios iphone web'
+complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" preset' -l 'preset' -d 'Encode with an AVAssetExportSession preset: low, medium, highest, 640x480, 960x540, 1280x720, 1920x1080, 3840x2160, hevc-highest, hevc-1920x1080, hevc-3840x2160, m4a (audio only, .m4a), passthrough (copy, or unsupported_encoding); AVFoundation\'s names (AVAssetExportPreset1920x1080) too.' -rfka 'low medium highest 640x480 960x540 1280x720 1920x1080 3840x2160 hevc-highest hevc-1920x1080 hevc-3840x2160 m4a passthrough'
+complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" video-codec' -l 'video-codec' -d 'The video codec: h264 (libx264), hevc (libx265, tagged hvc1), vp9 (libvpx-vp9), av1 (libsvtav1). Default h264; vp9 for .webm.' -rfka 'h264 hevc vp9 av1'
+complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" audio-codec' -l 'audio-codec' -d 'The audio codec: aac or opus (libopus, 48 kHz). Default aac; opus for .webm.' -rfka 'aac opus'
+complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" crf' -l 'crf' -d 'Constant quality on the encoder\'s scale (x264/x265 0-51, VP9/AV1 0-63; lower is better).' -rfka ''
+complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" bitrate' -l 'bitrate' -d 'The video\'s average bit rate in bits per second (800k, 2.5M, 2500000).' -rfka ''
+complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" bits-per-pixel' -l 'bits-per-pixel' -d 'The video bit rate as bits per pixel per frame: rate = B x width x height x fps.' -rfka ''
+complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" max-size' -l 'max-size' -d 'Cap the output\'s size (8MB = 8,000,000 bytes, 8MiB, 500kB, or bytes): measured passes until it lands within 95-100% of the cap, or under it when the content needs fewer bits.' -rfka ''
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" j jobs' -s 'j' -l 'jobs' -d 'Work on this many files at once (default: the number of cores); the output keeps the input order.' -rfka ''
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" q quiet' -s 'q' -l 'quiet' -d 'Print no report and no progress or warnings: only errors reach standard error, and the exit status tells the outcome.'
 complete -c 'mediamerge' -n '__mediamerge_should_offer_completions_for_flags_or_options "mediamerge" v verbose' -s 'v' -l 'verbose' -d 'Also print FFmpeg\'s warnings on standard error.'

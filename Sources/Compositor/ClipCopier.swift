@@ -96,17 +96,14 @@ public enum ClipCopier {
     do {
       video = try muxer.addStream(copying: firstStream)
       encoder = try CodecEncoder(
-        audio: EncoderSettings.Audio(
-          encoder: "aac", sampleRate: settings.sampleRate,
-          channelLayout: settings.channels == 1 ? .mono : .stereo,
-          bitRate: settings.audioBitRate),
+        audio: settings.audioEncoderSettings,
         globalHeader: muxer.needsGlobalHeader)
       audio = try muxer.addStream(for: encoder)
       for chapter in settings.chapters ?? [] {
         try muxer.addChapter(
           Renderer.chapter(from: chapter.start, to: chapter.end, title: chapter.title))
       }
-      try muxer.writeHeader(options: ["movflags": "+faststart"])
+      try muxer.writeHeader(options: settings.muxerOptions)
     } catch {
       throw mapWrite(error, "cannot set up the copy")
     }
@@ -122,14 +119,17 @@ public enum ClipCopier {
         guard let block = try mixer.next(maxSamples: frameSize),
           let count = block.channels.first?.count, count > 0
         else { return }
-        let frame = try block.frame(sampleRate: settings.sampleRate)
+        let frame =
+          settings.audioCodec == .opus
+          ? try block.interleavedFrame(sampleRate: settings.sampleRate)
+          : try block.frame(sampleRate: settings.sampleRate)
         report.samples = block.start + Int64(count)
         try encodeFrame(frame)
       }
     }
     func encodeFrame(_ frame: Frame?) throws(CompositorError) {
       try encoder.encode(
-        frame, into: encoded, wrap: { CompositorError.render(.encoder("aac", $0)) }
+        frame, into: encoded, wrap: { CompositorError.render(.encoder(encoder.name, $0)) }
       ) { (packet: Packet) throws(CompositorError) in
         do throws(FFmpegError) {
           try muxer.write(packet, stream: audio, timeBase: encoder.timeBase)

@@ -4,24 +4,40 @@ import MediaCore
 import OutputKit
 import Render
 
-/// How a composition is encoded: H.264 (libx264) and AAC in MP4 with `+faststart`.
+/// How a composition is encoded: by default H.264 (libx264) and AAC in MP4 with `+faststart`;
+/// `videoCodec`/`audioCodec` choose HEVC, VP9 or AV1 and Opus, `container` MP4, QuickTime,
+/// WebM, Matroska or audio-only M4A (`OutputContainer.refusal` says which pairs a container
+/// takes).
 public struct CompositorSettings: Sendable, Equatable {
-  /// libx264's constant quality (`crf`).
-  public var crf: Double = 20
-  /// libx264's preset.
-  public var preset: String = "veryfast"
-  /// The H.264 profile (a ceiling for x264).
-  public var profile: String = "high"
+  /// The video codec (and with it the encoder: `VideoCodecChoice.encoder`).
+  public var videoCodec: VideoCodecChoice = .h264
+  /// The audio codec.
+  public var audioCodec: AudioCodecChoice = .aac
+  /// Write a video stream; false writes the audio only (AppleM4A).
+  public var video: Bool = true
+  /// The constant quality (`crf`); nil: the codec's default (`VideoCodecChoice.defaultCRF`).
+  public var crf: Double?
+  /// The encoder's speed: libx264's and libx265's preset (`veryfast`), libvpx-vp9's
+  /// `cpu-used` (`5`), SVT-AV1's preset number (`10`); nil: those defaults.
+  public var speed: String?
+  /// The profile (a ceiling for x264; `main` for x265); nil: the encoder's choice. Used for
+  /// H.264 and HEVC only.
+  public var profile: String? = "high"
   /// The H.264 level to write (`3.1`), when a platform caps it; nil: x264's own choice.
   public var level: String?
-  /// A video bit rate in bits per second instead of `crf` (a platform's rate).
+  /// A video bit rate in bits per second instead of `crf` (a platform's rate, `--bitrate`,
+  /// `--bits-per-pixel`, `--max-size`).
   public var videoBitRate: Int?
   /// With `videoBitRate`: the peak rate (bits per second) of the rate control (VBV); nil: the
   /// bit rate itself.
   public var videoMaxRate: Int?
   /// With `videoBitRate`: the rate control's buffer (VBV) in bits; nil: one second of the rate.
   public var videoBufferSize: Int?
-  /// The AAC bit rate in bits per second.
+  /// With `videoBitRate`: cap the rate with the VBV (`videoMaxRate`, `videoBufferSize`); false
+  /// lets the encoder average the rate over the whole output (`--max-size`: a static picture
+  /// then saves bits a busy one spends, as two-pass does).
+  public var constrainedRate: Bool = true
+  /// The audio bit rate in bits per second.
   public var audioBitRate: Int = 160_000
   /// The audio sample rate.
   public var sampleRate: Int = 48_000
@@ -31,15 +47,41 @@ public struct CompositorSettings: Sendable, Equatable {
   public var threads: Int = 0
   /// Run the video self-check before the output gets its name.
   public var check: Bool = true
+  /// The self-check's least PSNR (dB) of each segment's middle picture against its source: 30,
+  /// the encoder's loss at a quality setting; lower when a bit rate starves the pictures
+  /// (`--max-size`, `--bitrate`: `ExportRequest.apply`), where a right picture can measure less.
+  public var checkMinimumPSNR: Double = 30
   /// Stop after this many seconds (`timeout`); nil: no limit.
   public var timeout: Double?
-  /// The container written: `mp4` (default) or `mov` (libavformat's muxer names).
+  /// The container written (`OutputContainer.muxer`: `mp4`, `mov`, `ipod`, `webm`,
+  /// `matroska`).
   public var container: String = "mp4"
   /// The chapters to write instead of the plan's markers (a whole-clip merge moves its clips'
   /// own chapters); nil: the markers.
   public var chapters: [CompositorChapter]?
 
-  /// The defaults: libx264 veryfast CRF 20 High, AAC 160 kbit/s 48 kHz stereo, checked.
+  /// The speed setting in force: `speed`, or libx264's and libx265's `veryfast`, libvpx-vp9's
+  /// `cpu-used` 5, SVT-AV1's preset 10.
+  public var preset: String {
+    get {
+      speed
+        ?? {
+          switch videoCodec {
+          case .h264, .hevc: "veryfast"
+          case .vp9: "5"
+          case .av1: "10"
+          }
+        }()
+    }
+    set { speed = newValue }
+  }
+
+  /// The muxer's options for `container`: `movflags +faststart` for the ISO BMFF muxers.
+  var muxerOptions: [String: String] {
+    ["mp4", "mov", "ipod"].contains(container) ? ["movflags": "+faststart"] : [:]
+  }
+
+  /// The defaults: libx264 veryfast CRF 20 High, AAC 160 kbit/s 48 kHz stereo, MP4, checked.
   public init() {}
 }
 
@@ -106,14 +148,14 @@ public struct CompositionRenderReport: Codable, Sendable, Equatable {
   public struct VideoSettingsReport: Codable, Sendable, Equatable {
     /// The encoder (FFmpeg's name).
     public var encoder: String
-    /// libx264's preset.
+    /// The encoder's speed setting (libx264's preset, `cpu-used 5`, SVT-AV1's preset).
     public var preset: String
     /// libx264's constant quality (null when a bit rate is set).
     @NullEncoded public var crf: Double?
     /// The bit rate aimed for, bits per second (null: constant quality).
     @NullEncoded public var bitRate: Int?
-    /// The H.264 profile asked for (a ceiling for x264).
-    public var profile: String
+    /// The profile asked for (a ceiling for x264; null for VP9 and AV1).
+    @NullEncoded public var profile: String?
     /// The H.264 level written (null: x264's choice).
     @NullEncoded public var level: String?
     /// The pixel format.
@@ -188,11 +230,20 @@ public enum Compositor {
     let renderSeconds = MonotonicClock.seconds() - started
     var report = renderer.report(renderSeconds: renderSeconds)
     if settings.check {
-      let check = try VideoCheck.run(
-        plan: plan, output: output, canvas: renderer.canvas, frames: renderer.frameCount,
-        references: renderer.references, damaged: renderer.damagedSegments,
-        decoderThreads: settings.threads, stopReason: stopReason)
-      var checked = check
+      var checked: VideoCheckReport
+      if settings.video {
+        checked = try VideoCheck.run(
+          plan: plan, output: output, canvas: renderer.canvas, frames: renderer.frameCount,
+          references: renderer.references, damaged: renderer.damagedSegments,
+          decoderThreads: settings.threads, minimumPSNR: settings.checkMinimumPSNR,
+          stopReason: stopReason)
+      } else {
+        // Audio only (AppleM4A): no pictures to compare, the sound is checked below.
+        checked = VideoCheckReport(
+          passed: true, frames: 0, plannedFrames: 0, durationSeconds: 0,
+          plannedSeconds: plan.duration.seconds, minimumPSNR: 0, segments: [], failures: [],
+          seconds: 0)
+      }
       let audioStarted = MonotonicClock.seconds()
       let audio = try AudioSelfCheck.check(
         plan: plan, sampleRate: settings.sampleRate, channelCount: settings.channels,
@@ -269,7 +320,8 @@ struct Renderer {
   let muxer: Muxer
   let name: String
   let settings: CompositorSettings
-  let videoEncoder: CodecEncoder
+  /// The video encoder; nil when the output is audio only.
+  let videoEncoder: CodecEncoder?
   let audioEncoder: CodecEncoder
   let videoStream: Int
   let audioStream: Int
@@ -310,32 +362,41 @@ struct Renderer {
     } catch {
       throw .render(.muxer("cannot write \(settings.container) (\(name))", error))
     }
-    let video = EncoderSettings.Video(
-      encoder: "libx264", width: render.width, height: render.height,
-      frameRate: render.frameRate, color: canvas.colors.output,
-      rateControl: settings.videoBitRate.map {
-        .bitRate(
-          $0, maxRate: settings.videoMaxRate ?? $0, bufferSize: settings.videoBufferSize ?? $0)
-      } ?? .constantQuality(settings.crf), preset: settings.preset,
-      profile: settings.profile, level: settings.level, threads: settings.threads)
-    let audioSettings = EncoderSettings.Audio(
-      encoder: "aac", sampleRate: settings.sampleRate,
-      channelLayout: settings.channels == 1 ? .mono : .stereo, bitRate: settings.audioBitRate)
-    do {
-      videoEncoder = try CodecEncoder(video: video, globalHeader: muxer.needsGlobalHeader)
-    } catch {
-      throw .render(
-        error.isEncoderNotFound
-          ? .encoderNotFound("libx264", error) : .encoder("libx264", error))
+    let video = settings.videoEncoderSettings(
+      width: render.width, height: render.height, frameRate: render.frameRate,
+      color: canvas.colors.output)
+    let audioSettings = settings.audioEncoderSettings
+    if settings.video {
+      if settings.videoCodec == .av1 { VideoCodecChoice.quietEncoderLog() }
+      do {
+        videoEncoder = try CodecEncoder(video: video, globalHeader: muxer.needsGlobalHeader)
+      } catch {
+        throw .render(
+          error.isEncoderNotFound
+            ? .encoderNotFound(video.encoder, error) : .encoder(video.encoder, error))
+      }
+    } else {
+      videoEncoder = nil
     }
     do {
       audioEncoder = try CodecEncoder(audio: audioSettings, globalHeader: muxer.needsGlobalHeader)
     } catch {
       throw .render(
-        error.isEncoderNotFound ? .encoderNotFound("aac", error) : .encoder("aac", error))
+        error.isEncoderNotFound
+          ? .encoderNotFound(audioSettings.encoder, error)
+          : .encoder(audioSettings.encoder, error))
     }
     do {
-      videoStream = try muxer.addStream(for: videoEncoder)
+      if let videoEncoder {
+        videoStream = try muxer.addStream(for: videoEncoder)
+        // libavformat writes HEVC as `hev1`; QuickTime plays only `hvc1` (parameter sets in
+        // the sample entry, which is where the global header puts them).
+        if settings.videoCodec == .hevc, ["mp4", "mov"].contains(settings.container) {
+          try muxer.setCodecTag("hvc1", stream: videoStream)
+        }
+      } else {
+        videoStream = -1
+      }
       audioStream = try muxer.addStream(for: audioEncoder)
       let chapters =
         settings.chapters.map { list in
@@ -352,7 +413,7 @@ struct Renderer {
         plan: plan, sampleRate: settings.sampleRate, channelCount: settings.channels)
       levels = AudioLevelRecorder(
         windows: windows, length: length, channelCount: settings.channels)
-      references = CheckReferences(plan: plan, frames: frameCount)
+      references = settings.video ? CheckReferences(plan: plan, frames: frameCount) : nil
     } else {
       references = nil
     }
@@ -405,9 +466,21 @@ struct Renderer {
     throws(CompositorError)
   {
     do {
-      try muxer.writeHeader(options: ["movflags": "+faststart"])
+      try muxer.writeHeader(options: settings.muxerOptions)
     } catch {
-      throw mapWrite(error, stopReason: stopReason, doing: "cannot write the mp4 header")
+      throw mapWrite(
+        error, stopReason: stopReason, doing: "cannot write the \(settings.container) header")
+    }
+    if videoEncoder == nil {
+      // Audio only: the mix, no pictures.
+      let packet = Packet()
+      try encodeAudio(until: Int64.max, packet: packet, stopReason: stopReason)
+      try flushAudio(packet: packet, stopReason: stopReason)
+      do { try muxer.finish() } catch {
+        throw mapWrite(error, stopReason: stopReason, doing: "cannot finish \(name)")
+      }
+      progress(plan.duration.seconds)
+      return
     }
     let rate = plan.render.frameRate
     let doubleRate = Rational(rate.num * 2, rate.den)!
@@ -498,9 +571,9 @@ struct Renderer {
   private func encodeVideo(
     _ frame: Frame?, packet: Packet, stopReason: () -> CompositorError?
   ) throws(CompositorError) {
-    let encoder = videoEncoder
+    guard let encoder = videoEncoder else { return }
     try encoder.encode(
-      frame, into: packet, wrap: { CompositorError.render(.encoder("libx264", $0)) }
+      frame, into: packet, wrap: { CompositorError.render(.encoder(encoder.name, $0)) }
     ) { (packet: Packet) throws(CompositorError) in
       try write(packet, stream: videoStream, timeBase: encoder.timeBase, stopReason: stopReason)
     }
@@ -515,11 +588,14 @@ struct Renderer {
       let count = block.channels.first?.count ?? 0
       guard count > 0 else { return }
       levels?.record(block)
-      let frame = try block.frame(sampleRate: settings.sampleRate)
+      let frame =
+        settings.audioCodec == .opus
+        ? try block.interleavedFrame(sampleRate: settings.sampleRate)
+        : try block.frame(sampleRate: settings.sampleRate)
       samples = block.start + Int64(count)
       let encoder = audioEncoder
       try encoder.encode(
-        frame, into: packet, wrap: { CompositorError.render(.encoder("aac", $0)) }
+        frame, into: packet, wrap: { CompositorError.render(.encoder(encoder.name, $0)) }
       ) { (packet: Packet) throws(CompositorError) in
         try write(packet, stream: audioStream, timeBase: encoder.timeBase, stopReason: stopReason)
       }
@@ -531,7 +607,7 @@ struct Renderer {
   {
     let encoder = audioEncoder
     try encoder.encode(
-      nil, into: packet, wrap: { CompositorError.render(.encoder("aac", $0)) }
+      nil, into: packet, wrap: { CompositorError.render(.encoder(encoder.name, $0)) }
     ) { (packet: Packet) throws(CompositorError) in
       try write(packet, stream: audioStream, timeBase: encoder.timeBase, stopReason: stopReason)
     }
@@ -566,9 +642,13 @@ struct Renderer {
     return CompositionRenderReport(
       duration: plan.duration, frames: frameCount, samples: samples,
       video: .init(
-        encoder: "libx264", preset: settings.preset,
-        crf: settings.videoBitRate == nil ? settings.crf : nil, bitRate: settings.videoBitRate,
-        profile: settings.profile, level: settings.level,
+        encoder: settings.video ? settings.videoCodec.encoder : "none",
+        preset: settings.speedDescription,
+        crf: settings.videoBitRate == nil
+          ? (settings.crf ?? settings.videoCodec.defaultCRF) : nil,
+        bitRate: settings.videoBitRate,
+        profile: [.h264, .hevc].contains(settings.videoCodec) ? settings.profile : nil,
+        level: settings.videoCodec == .h264 ? settings.level : nil,
         pixelFormat: "yuv420p", width: canvas.width, height: canvas.height,
         frameRate: canvas.frameRate,
         colorMatrix: tags.matrix == .unspecified ? nil : tags.matrix.name,
@@ -576,7 +656,8 @@ struct Renderer {
         colorTransfer: tags.transfer == .unspecified ? nil : tags.transfer.name,
         colorRange: tags.range == .limited ? "tv" : nil),
       audio: .init(
-        encoder: "aac", sampleRate: settings.sampleRate, channels: settings.channels,
+        encoder: settings.audioCodec.encoder, sampleRate: settings.sampleRate,
+        channels: settings.channels,
         bitRate: settings.audioBitRate),
       clippedSamples: audio.clippedSamples, maxOpenSources: maxOpen, decodeErrors: decodeErrors,
       bytes: muxer.bytesWritten, renderSeconds: renderSeconds, check: nil,

@@ -84,12 +84,15 @@ extension MergePlanner {
     // Chapters only from the plan: by default the CLI copies the first input's that has any,
     // at that clip's own times (clip 2's chapters landed at 0 s), with a chapter track.
     arguments += ["-map_chapters", plan.chapters.isEmpty ? "-1" : "\(inputs)"]
-    arguments += Self.options(plan.video)
+    arguments += Self.options(plan.video, rateLimits: plan.platform != nil)
     if let audio = plan.audio {
       arguments += audio.encoder.ffmpegArguments
       arguments += ["-ar", "\(audio.sampleRate)", "-ac", "\(audio.channels)"]
     }
-    arguments += ["-movflags", "+faststart", "-f", plan.container, plan.output]
+    if ["mp4", "mov", "ipod"].contains(plan.container) {
+      arguments += ["-movflags", "+faststart"]
+    }
+    arguments += ["-f", plan.container, plan.output]
     return FFmpegCommand(executable: request.ffmpeg, arguments: arguments, stdin: stdin)
   }
 
@@ -123,17 +126,26 @@ extension MergePlanner {
 
   /// The video output options: `-c:v copy`, or the encoder and its settings, from the plan's
   /// typed settings (the one place they become ffmpeg options).
-  static func options(_ video: VideoEncoding) -> [String] {
+  /// - Parameter rateLimits: a bit rate comes with its peak and buffer (a platform's recipe);
+  ///   false: an average, as `--bitrate` asks.
+  static func options(_ video: VideoEncoding, rateLimits: Bool = true) -> [String] {
     var arguments: [String]
     if let encoder = video.encoder, video.method == .encode {
       arguments = ["-c:v", encoder.encoder]
-      if let preset = video.preset { arguments += ["-preset", preset] }
+      if encoder.encoder == "libvpx-vp9" {
+        // libvpx-vp9's speed is `cpu-used`; a CRF without `-b:v 0` would be capped.
+        arguments += ["-deadline", "good", "-cpu-used", video.preset ?? "5", "-row-mt", "1"]
+        if video.crf != nil, video.bitRate == nil { arguments += ["-b:v", "0"] }
+      } else if let preset = video.preset {
+        arguments += ["-preset", preset]
+      }
       if let crf = video.crf { arguments += ["-crf", "\(crf)"] }
       arguments += Array(encoder.ffmpegArguments.dropFirst(2))
-      if let bitRate = video.bitRate, let limits = video.rateLimits {
-        arguments += [
-          "-b:v", "\(bitRate)", "-maxrate", "\(limits.maxRate)", "-bufsize", "\(limits.bufferSize)",
-        ]
+      if let bitRate = video.bitRate {
+        arguments += ["-b:v", "\(bitRate)"]
+        if rateLimits, let limits = video.rateLimits {
+          arguments += ["-maxrate", "\(limits.maxRate)", "-bufsize", "\(limits.bufferSize)"]
+        }
       }
     } else {
       arguments = ["-c:v", "copy"]

@@ -34,6 +34,13 @@ public enum MergeError: ToolError, Equatable {
   /// `--timeout` ran out (probing, rendering or checking); the merge was stopped, nothing was
   /// written.
   case timeout(seconds: Double)
+  /// The encoding asked cannot be written (`unsupported_encoding`): a codec the output's
+  /// container does not take, an audio-only preset into a movie, passthrough where nothing can
+  /// be copied. Found before anything is rendered.
+  case unsupportedEncoding(reason: String)
+  /// `--max-size` cannot be met (`max_size_unreachable`): the cap cannot hold the audio and the
+  /// container, or every pass came out over it. Nothing is written.
+  case maxSizeUnreachable(path: String, reason: String)
 
   /// The failure underneath: the probe's or the output file's cause.
   public var cause: ErrorCause? {
@@ -58,6 +65,8 @@ public enum MergeError: ToolError, Equatable {
     case .interrupted: "interrupted"
     case .implausiblePlan: "implausible_plan"
     case .timeout: "timeout"
+    case .unsupportedEncoding: "unsupported_encoding"
+    case .maxSizeUnreachable: "max_size_unreachable"
     }
   }
 
@@ -68,7 +77,8 @@ public enum MergeError: ToolError, Equatable {
     case .incompatibleInputs(let path, _): path
     case .outputMismatch(let path, _): path
     case .output(let path, _), .render(let path, _), .composition(let path, _): path
-    case .interrupted, .implausiblePlan, .timeout: nil
+    case .maxSizeUnreachable(let path, _): path
+    case .interrupted, .implausiblePlan, .timeout, .unsupportedEncoding: nil
     }
   }
 
@@ -90,6 +100,9 @@ public enum MergeError: ToolError, Equatable {
         + reasons.joined(separator: "; ")
     case .timeout(let seconds):
       "gave up after --timeout \(fixed(seconds, places: 3)) s: nothing was written"
+    case .unsupportedEncoding(let reason): "cannot write this encoding: \(reason)"
+    case .maxSizeUnreachable(_, let reason):
+      "--max-size cannot be met, so nothing was written: \(reason)"
     }
   }
 }

@@ -22,6 +22,8 @@ public struct MergeResult: Sendable {
   public var checkSeconds: Double
   /// Samples the audio mix put outside [-1, 1] (counted, not clamped).
   public var clippedSamples: Int64
+  /// What `--max-size` did (nil without it).
+  public var size: SizeReport?
 }
 
 /// Runs a plan in-process: the plan as a composition of whole clips, rendered by the
@@ -35,12 +37,18 @@ public struct MergeExecutor: Sendable {
   public var sync: Bool
   /// Threads the output check's decoders may use.
   public var decoderThreads: Int32
+  /// The encoding asked (`--preset`, codecs, quality or rate, `--max-size`).
+  public var export: ExportRequest
 
   /// An executor.
-  public init(overwrite: Bool = false, sync: Bool = true, decoderThreads: Int32 = 2) {
+  public init(
+    overwrite: Bool = false, sync: Bool = true, decoderThreads: Int32 = 2,
+    export: ExportRequest = ExportRequest()
+  ) {
     self.overwrite = overwrite
     self.sync = sync
     self.decoderThreads = decoderThreads
+    self.export = export
   }
 
   /// Fails early, before any work, when the output may not be written.
@@ -68,8 +76,11 @@ public struct MergeExecutor: Sendable {
   }
 
   /// The compositor's settings for `plan`: its encodings (a platform's profile, level and bit
-  /// rates; the audio's rate and channels) and chapters.
-  public static func settings(for plan: MergePlan, timeout: Double?) -> CompositorSettings {
+  /// rates; the audio's rate and channels), chapters, and then what `export` asks (codecs,
+  /// preset, quality or rate; `ExportRequest.apply`).
+  public static func settings(
+    for plan: MergePlan, timeout: Double?, export: ExportRequest = ExportRequest()
+  ) -> CompositorSettings {
     var settings = CompositorSettings()
     settings.timeout = timeout
     settings.container = plan.container
@@ -90,6 +101,11 @@ public struct MergeExecutor: Sendable {
       settings.channels = min(2, max(1, audio.channels))
       if let rate = audio.encoder.bitRate { settings.audioBitRate = rate }
     }
+    if let container = OutputContainer(path: plan.output) {
+      export.apply(
+        to: &settings, container: container, width: plan.render.width,
+        height: plan.render.height, frameRate: plan.render.frameRate ?? Rational(30, 1)!)
+    }
     return settings
   }
 
@@ -109,28 +125,54 @@ public struct MergeExecutor: Sendable {
     } catch {
       throw .composition(path: plan.output, error)
     }
+    var settings = Self.settings(for: plan, timeout: timeout, export: export)
     let staged: OutputFile
-    do {
-      staged = try OutputFile(.file(path: plan.output, overwrite: overwrite), sync: sync)
-    } catch {
-      throw .output(path: plan.output, error)
-    }
-    let settings = Self.settings(for: plan, timeout: timeout)
     let clipped: Int64
-    do throws(CompositorError) {
-      if plan.method == .copy {
-        clipped =
-          try ClipCopier.render(
-            loaded.plan, into: staged, name: plan.output, settings: settings, progress: progress
-          ).clippedSamples
-      } else {
-        clipped =
-          try Compositor.render(
-            loaded.plan, into: staged, name: plan.output, settings: settings, progress: progress
-          ).clippedSamples
+    var sizeReport: SizeReport?
+    if plan.method == .encode,
+      let budget = export.budget(
+        duration: plan.duration.seconds, frameRate: plan.render.frameRate?.value ?? 30,
+        settings: settings)
+    {
+      settings.constrainedRate = false
+      settings.videoMaxRate = nil
+      settings.videoBufferSize = nil
+      let sized = try SizedRender.run(budget: budget, path: plan.output) {
+        rate throws(MergeError) in
+        var pass = settings
+        pass.videoBitRate = rate
+        pass.timeout = deadline.map { max(1e-3, $0 - MonotonicClock.seconds()) }
+        let output = try stage(plan.output)
+        do throws(CompositorError) {
+          let report = try Compositor.render(
+            loaded.plan, into: output, name: plan.output, settings: pass, progress: progress)
+          return (output, report)
+        } catch {
+          throw Self.mergeError(error, output: plan.output)
+        }
       }
-    } catch {
-      throw Self.mergeError(error, output: plan.output)
+      staged = sized.output
+      clipped = sized.report.clippedSamples
+      sizeReport = sized.size
+    } else {
+      staged = try stage(plan.output)
+      do throws(CompositorError) {
+        if plan.method == .copy {
+          clipped =
+            try ClipCopier.render(
+              loaded.plan, into: staged, name: plan.output, settings: settings,
+              progress: progress
+            ).clippedSamples
+        } else {
+          clipped =
+            try Compositor.render(
+              loaded.plan, into: staged, name: plan.output, settings: settings,
+              progress: progress
+            ).clippedSamples
+        }
+      } catch {
+        throw Self.mergeError(error, output: plan.output)
+      }
     }
     let renderSeconds = MonotonicClock.seconds() - started
     if Interruption.isRequested { throw .interrupted }
@@ -150,9 +192,14 @@ public struct MergeExecutor: Sendable {
     let chapters =
       (try? InputOpener.open(.file(stagedPath), options: options.opening))?.chapters ?? []
     let platform = plan.platform.flatMap { id in PlatformDatabase.all.first { $0.id == id } }
-    let problems =
+    var problems =
       OutputCheck.problems(info, against: plan, platform: platform)
       + OutputCheck.chapterProblems(chapters, against: plan.chapters)
+    if OutputContainer(path: plan.output)?.isISOBMFF ?? true,
+      let problem = ExportCheck.fastStartProblem(fd: staged.fd)
+    {
+      problems.append(problem)
+    }
     guard problems.isEmpty else { throw .outputMismatch(path: plan.output, problems: problems) }
     do {
       try staged.commit()
@@ -161,7 +208,17 @@ public struct MergeExecutor: Sendable {
     }
     return MergeResult(
       output: info, renderSeconds: renderSeconds,
-      checkSeconds: MonotonicClock.seconds() - checkStarted, clippedSamples: clipped)
+      checkSeconds: MonotonicClock.seconds() - checkStarted, clippedSamples: clipped,
+      size: sizeReport)
+  }
+
+  /// A new unnamed output beside `path`.
+  func stage(_ path: String) throws(MergeError) -> OutputFile {
+    do {
+      return try OutputFile(.file(path: path, overwrite: overwrite), sync: sync)
+    } catch {
+      throw .output(path: path, error)
+    }
   }
 
   /// The merge's error for a compositor's: interruption, timeouts and the output's own errors

@@ -1,5 +1,6 @@
 import Compatibility
 import Composition
+import Compositor
 import MediaCore
 import AV
 import MediaProbe
@@ -20,6 +21,9 @@ public struct MergeRequest: Sendable {
   public var ffmpeg: String
   /// `--verbose`: ffmpeg prints its warnings too.
   public var verbose: Bool
+  /// `--preset`, `--video-codec`, `--audio-codec`, `--crf`, `--bitrate`, `--bits-per-pixel`,
+  /// `--max-size`.
+  public var export: ExportRequest = ExportRequest()
 
   /// A request; by default copy when possible, fit, no platform.
   public init(
@@ -35,16 +39,11 @@ public struct MergeRequest: Sendable {
     self.verbose = verbose
   }
 
-  /// The container an output path asks for: `mp4` for `.mp4`/`.m4v`, `mov` for `.mov`; nil for
-  /// anything else.
+  /// The muxer an output path asks for (`OutputContainer`): `mp4` for `.mp4`/`.m4v`, `mov`
+  /// for `.mov`, `ipod` for `.m4a`, `webm` for `.webm`, `matroska` for `.mkv`; nil for anything
+  /// else.
   public static func container(for path: String) -> String? {
-    let name = path.split(separator: "/").last.map(String.init) ?? path
-    guard let dot = name.lastIndex(of: ".") else { return nil }
-    switch name[name.index(after: dot)...].lowercased() {
-    case "mp4", "m4v": return "mp4"
-    case "mov": return "mov"
-    default: return nil
-    }
+    OutputContainer(path: path)?.muxer
   }
 }
 

@@ -68,14 +68,25 @@ public enum MergeSummary {
     let info = result.output
     let duration = info.duration.map { fixed($0.seconds, places: 3) } ?? "?"
     return "wrote \(FileName.display(plan.output)): \(duration) s (planned \(plan.duration)), "
-      + "\(plan.expected.width)x\(plan.expected.height) \(plan.expected.orientation), "
+      + (plan.expected.videoCodec == "none"
+        ? "audio only, "
+        : "\(plan.expected.width)x\(plan.expected.height) \(plan.expected.orientation), ")
       + "\(plan.method == .copy ? "copied" : "encoded") in-process in "
       + "\(fixed(result.renderSeconds, places: 2)) s; checked in "
       + "\(fixed(result.checkSeconds, places: 2)) s (decodes cleanly, durations "
       + "within one frame, size, orientation, streams)"
       + (result.clippedSamples > 0
         ? "; \(result.clippedSamples) audio samples clipped (the clips' sum passed full scale)"
-        : "") + "\n"
+        : "") + "\n" + (result.size.map(sizeLine) ?? "")
+  }
+
+  /// `--max-size`'s outcome: bytes against the cap, the passes, the quality, why it stays under.
+  static func sizeLine(_ size: SizeReport) -> String {
+    "size: \(size.bytes) of \(size.maxBytes) bytes (\(fixed(100 * size.fraction, places: 1))%) "
+      + "after \(size.passes) pass\(size.passes == 1 ? "" : "es") at "
+      + "\(size.videoBitRate) b/s video"
+      + (size.minimumPSNR.map { ", lowest PSNR \(fixed($0, places: 1)) dB" } ?? "")
+      + (size.reason.map { "; under 95%: \($0)" } ?? "") + "\n"
   }
 
   /// The command as one shell line, with its standard input when it has one.

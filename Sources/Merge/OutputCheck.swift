@@ -26,7 +26,10 @@ public enum OutputCheck {
       $0.type == .video && $0.disposition["attached_pic"] != true
     }
     let audios = info.streams.filter { $0.type == .audio }
-    if videos.count != 1 { problems.append("\(videos.count) video streams, 1 planned") }
+    let videoCount = expected.videoCodec == "none" ? 0 : 1
+    if videos.count != videoCount {
+      problems.append("\(videos.count) video streams, \(videoCount) planned")
+    }
     // The only other track an MP4 may get is the chapter track of planned chapters.
     let others = info.streams.count - videos.count - audios.count
     let chapterTracks = plan.chapters.isEmpty ? 0 : 1

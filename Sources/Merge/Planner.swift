@@ -1,4 +1,5 @@
 import Compatibility
+import Compositor
 import Composition
 import MediaCore
 import AV
@@ -50,6 +51,13 @@ public struct MergePlanner: Sendable {
       throw .incompatibleInputs(path: nil, reasons: ["no clips were given"])
     }
     let container = MergeRequest.container(for: request.output) ?? "mp4"
+    let outputContainer = OutputContainer(path: request.output) ?? .mp4
+    if let refusal = request.export.refusal(container: outputContainer) {
+      throw .unsupportedEncoding(reason: refusal)
+    }
+    if outputContainer == .m4a, !clips.contains(where: { $0.audioStream != nil }) {
+      throw .unsupportedEncoding(reason: "no clip has audio for the .m4a file")
+    }
     let sources = try clips.enumerated().map { index, clip throws(MergeError) in
       try Source(index: index, clip: clip)
     }
@@ -66,6 +74,11 @@ public struct MergePlanner: Sendable {
     let method: VideoMethod = blockers.isEmpty ? .copy : .encode
     if request.method == .copy && !blockers.isEmpty {
       throw .incompatibleInputs(path: nil, reasons: blockers.map(\.reason))
+    }
+    if request.export.passthrough && !blockers.isEmpty {
+      throw .unsupportedEncoding(
+        reason: "--preset passthrough copies, and these clips cannot be copied: "
+          + blockers.map(\.reason).joined(separator: "; "))
     }
     let render = method == .copy ? copyRender(sources) : encodeRender(sources)
     let audio = audioEncoding(sources)
@@ -111,6 +124,7 @@ public struct MergePlanner: Sendable {
       audio: audio, platform: request.platform?.id, chapters: chapters, warnings: warnings,
       ffmpeg: FFmpegCommand(executable: request.ffmpeg, arguments: [], stdin: nil),
       expected: expected)
+    describeExport(&plan, container: outputContainer)
     let implausible = Self.implausibilities(plan, sources: sources)
     if !implausible.isEmpty { throw .implausiblePlan(reasons: implausible) }
     plan.ffmpeg = command(for: plan, sources: sources)
@@ -349,6 +363,15 @@ public struct MergePlanner: Sendable {
     if request.method == .encode {
       blockers.append(CopyBlocker(clip: nil, field: "request", reason: "--encode asks for it"))
     }
+    if let reason = request.export.copyBlockReason {
+      blockers.append(CopyBlocker(clip: nil, field: "request", reason: reason))
+    }
+    if container != "mp4" && container != "mov" {
+      blockers.append(
+        CopyBlocker(
+          clip: nil, field: "request",
+          reason: "the clips are copied into MP4 or QuickTime only (the output is \(container))"))
+    }
     if let size = request.size {
       blockers.append(
         CopyBlocker(
@@ -502,6 +525,11 @@ public struct MergePlanner: Sendable {
         rate = Rational(Int64((cap * 1000).rounded()), 1000)!
       }
     }
+    let sized = request.export.renderSize(width: width, height: height)
+    if sized != (width, height), let preset = request.export.preset {
+      rule += ", fitted into --preset \(preset.rawValue)'s size (never scaled up)"
+      (width, height) = sized
+    }
     width = RenderRules.even(width)
     height = RenderRules.even(height)
     return RenderPlan(
@@ -625,6 +653,8 @@ public struct MergePlanner: Sendable {
       channels = min(channels, max(1, recipe.audioChannels))
       encoder = recipe.audio
     }
+    let container = OutputContainer(path: request.output) ?? .mp4
+    if request.export.audioCodec(for: container) == .opus { sampleRate = 48_000 }
     return AudioEncoding(
       codec: encoder.codec, sampleRate: sampleRate, channels: channels,
       channelLayout: channels == 1 ? "mono" : "stereo", encoder: encoder,
@@ -670,5 +700,46 @@ public struct MergePlanner: Sendable {
       maxBytes: Self.maxBytes(
         clips: sources.map(\.clip), duration: total, platform: request.platform,
         audio: audio != nil))
+  }
+}
+
+extension MergePlanner {
+  /// Writes what `--preset`, `--video-codec`, `--audio-codec`, `--crf`, `--bitrate` and
+  /// `--bits-per-pixel` make of an encode into `plan` (its video and audio settings, the codecs
+  /// the output must show): the compositor's settings as `MergeExecutor.settings` gives them.
+  func describeExport(_ plan: inout MergePlan, container: OutputContainer) {
+    let settings = MergeExecutor.settings(for: plan, timeout: nil, export: request.export)
+    if plan.method == .copy {
+      // The video is copied; only the audio is encoded.
+    } else if settings.video {
+      let codec = settings.videoCodec
+      plan.video.codec = codec.codecName
+      plan.video.encoder = VideoEncoderSettings(
+        encoder: codec.encoder,
+        profile: codec == .h264 || codec == .hevc ? settings.profile : nil,
+        pixelFormat: "yuv420p", level: codec == .h264 ? settings.level : nil)
+      plan.video.preset = settings.preset
+      plan.video.crf =
+        settings.videoBitRate == nil
+        ? Int((settings.crf ?? codec.defaultCRF).rounded()) : nil
+      plan.video.bitRate = settings.videoBitRate
+      plan.video.tag = codec == .hevc && container.isISOBMFF ? "hvc1" : plan.video.tag
+      plan.expected.videoCodec = codec.codecName
+    } else {
+      plan.video.codec = "none"
+      plan.video.encoder = nil
+      plan.video.preset = nil
+      plan.video.crf = nil
+      plan.video.bitRate = nil
+      plan.expected.videoCodec = "none"
+    }
+    if var audio = plan.audio {
+      audio.codec = settings.audioCodec.codecName
+      audio.sampleRate = settings.sampleRate
+      audio.encoder = AudioEncoderSettings(
+        encoder: settings.audioCodec.encoder, bitRate: settings.audioBitRate)
+      plan.audio = audio
+      plan.expected.audioCodec = audio.codec
+    }
   }
 }

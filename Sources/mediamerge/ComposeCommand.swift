@@ -30,6 +30,10 @@ struct CompositionRunReport: Encodable {
   var output: String
   var plan: PlanSummary
   var render: CompositionRenderReport
+  /// What `--max-size` did (null without it).
+  @NullEncoded var size: SizeReport?
+  /// The `--platform` verdict on the written file (null without it).
+  @NullEncoded var platform: String?
 
   struct PlanSummary: Encodable {
     var duration: MediaTime
@@ -53,13 +57,15 @@ extension MediaMergeCommand {
     if composition == nil && clips.isEmpty && input.filesFrom == nil {
       throw ValidationError("give the clips or --composition DOC")
     }
-    if method != .auto || platform != nil || size != nil || fit == .fill {
+    if method != .auto || size != nil || fit == .fill {
       if composition != nil {
         throw ValidationError(
-          "--composition renders the document's size, fit and rate (no --copy, --encode, --size, --fill or --platform)"
+          "--composition renders the document's size, fit and rate (no --copy, --encode, --size or --fill)"
         )
       }
     }
+    _ = try export.request()
+    if let platform { _ = try Self.platform(named: platform) }
     if let timeout, !(timeout > 0 && timeout.isFinite) {
       throw ValidationError("--timeout must be a positive number of seconds")
     }
@@ -71,7 +77,7 @@ extension MediaMergeCommand {
       throw ValidationError("give the output file with -o FILE (.mp4, .m4v or .mov)")
     }
     if MergeRequest.container(for: output) == nil {
-      throw ValidationError("the output must end in .mp4, .m4v or .mov")
+      throw ValidationError(Self.extensionsMessage)
     }
   }
 
@@ -80,10 +86,24 @@ extension MediaMergeCommand {
   /// plan, print the document, or render, check and commit. (`run` has installed the signal
   /// handlers and the process settings.)
   func runComposition() throws {
-    let loaded: LoadedComposition
+    var loaded: LoadedComposition
+    let exporter = CompositionExport(
+      export: try export.request(), platform: try platform.map(Self.platform(named:)),
+      overwrite: outputFile.force, sync: !outputFile.noSync, timeout: timeout)
+    if !plan, !printComposition,
+      let refusal = exporter.export.refusal(container: OutputContainer(path: outputPath) ?? .mp4)
+    {
+      // Before any source is probed.
+      fail(MergeError.unsupportedEncoding(reason: refusal), path: outputPath)
+    }
     do {
       if let composition {
         loaded = try CompositionLoader.load(composition)
+        if !printComposition {
+          // The preset's box and the platform's limits give the render size and rate.
+          loaded = try exporter.fitted(
+            loaded, baseDirectory: CompositionLoader.baseDirectory(of: composition))
+        }
       } else {
         var paths: [String] = []
         let list = try input.inputs(arguments: clips)
@@ -123,21 +143,17 @@ extension MediaMergeCommand {
       }
       return
     }
-    var settings = CompositorSettings()
-    settings.timeout = timeout
     let bar = ProgressBar(label: outputPath, quiet: diagnostics.quiet)
     let total = loaded.plan.duration.seconds
-    let report: CompositionRenderReport
+    let result: CompositionExport.Result
     do {
-      report = try Compositor.render(
-        loaded.plan, to: outputPath, overwrite: outputFile.force, sync: !outputFile.noSync,
-        settings: settings
-      ) { bar.update(done: $0, total: total) }
+      result = try exporter.run(loaded.plan, to: outputPath) { bar.update(done: $0, total: total) }
     } catch {
       bar.finish()
-      fail(error, path: outputPath)
+      fail(error, path: error.path ?? outputPath)
     }
     bar.finish()
+    let report = result.render
     let plan = loaded.plan
     let summary = CompositionRunReport(
       output: outputPath,
@@ -146,7 +162,7 @@ extension MediaMergeCommand {
         frameRate: plan.render.frameRate, segments: plan.segments.count,
         transitions: plan.transitions.count, audioTracks: plan.audio.count,
         markers: plan.markers, warnings: plan.warnings),
-      render: report)
+      render: report, size: result.size, platform: result.platform)
     if let json = try? MediaToolsJSONEncoder().encode(summary) {
       Console.out(String(decoding: json, as: UTF8.self) + "\n")
     }

@@ -46,13 +46,32 @@ struct MediaMergeCommand: ParsableCommand {
       decoded and encoded once: copied AAC keeps every clip's priming, 21-29 ms of drift per \
       join. --copy fails (incompatible_inputs) instead of encoding; --encode never copies.
 
-      OUTPUT: -o names the file (.mp4, .m4v or .mov). The render writes an unnamed file in the \
+      OUTPUT: -o names the file (.mp4, .m4v, .mov; .m4a audio only; .webm; .mkv). The render writes an unnamed file in the \
       same directory; it is probed, scanned and decoded, and given its name only if it decodes \
       cleanly and matches the plan (durations within one frame, one AAC frame for audio; size; \
       upright orientation, or the clips' own matrix when copied; streams; with --platform, a pass \
       on that platform). An existing regular file is replaced only with --force; nothing else \
       is ever replaced. SIGINT or SIGTERM stop the render and leave nothing. Progress shows on a \
       terminal.
+
+      EXPORT (whole clips and --composition alike): --video-codec h264 (libx264), hevc (libx265, \
+      tagged hvc1), vp9 (libvpx-vp9) or av1 (libsvtav1); --audio-codec aac or opus (libopus, 48 \
+      kHz). .mp4 takes all four with aac or opus; .mov h264 or hevc with aac; .webm vp9 or av1 \
+      with opus (the default there); .mkv any video with opus (AAC in Matroska would play 21 ms \
+      late); .m4a aac alone. Another pair is refused before anything is rendered \
+      (unsupported_encoding). --preset NAME uses an AVAssetExportSession preset: low (long edge \
+      224, x264 veryfast CRF 30 Main, 64k AAC), medium (568, medium CRF 26 Main, 96k), highest \
+      (source size, slow CRF 18 High, 192k), 640x480 and 960x540 (box, CRF 23 High L3.1, \
+      128k), 1280x720 and 1920x1080 (CRF 21 High L4.1, 160k), 3840x2160 (CRF 20 High L5.1, \
+      192k), hevc-highest, hevc-1920x1080, hevc-3840x2160 (libx265 CRF 24, hvc1, 160k), m4a \
+      (audio only, 256k, .m4a), passthrough (copy, else unsupported_encoding); boxes never \
+      scale up; AVFoundation's names work too (AVAssetExportPreset1920x1080); explicit options \
+      win. Rate: --crf N, --bitrate R (an average, 800k, 2.5M), --bits-per-pixel B (rate = B x \
+      width x height x fps) or --max-size SIZE (8MB = 8,000,000 bytes, 8MiB): passes measured \
+      until the file is within 95-100% of the cap, or under it with the reason when the content \
+      needs fewer bits; never over it (max_size_unreachable when no pass fits). Every MP4, MOV \
+      and M4A has its index first (+faststart), checked on the written file (moov before \
+      mdat).
 
       CHAPTERS: the clips' chapters are moved to where each clip starts on the timeline (clip \
       start + chapter time, exact); a clip without chapters, or the part of a clip before its \
@@ -89,18 +108,21 @@ struct MediaMergeCommand: ParsableCommand {
       picture). Every source is probed first and \
       every input error reported with its code before anything is written. The output is H.264 \
       (libx264 veryfast, CRF 20, High, 4:2:0) and AAC 160 kbit/s 48 kHz stereo in MP4 with \
-      +faststart on the document's frame grid; sources are opened only while on screen. Before \
+      +faststart on the document's frame grid, or what the EXPORT options and --platform (its \
+      size, rate and encoder limits; the written file checked against it) ask; sources are opened only while on screen. Before \
       it gets its name the file is checked: its frame count equals the plan's within one, and \
       each segment's middle picture matches its source picture put through the planned \
       transform (PSNR at least 30 dB), else check_failed and nothing is kept. The JSON report on \
       standard output holds the plan's summary, the encoder settings, clipped_samples and the \
-      check. --plan prints the resolved plan; --print-composition prints the document (with \
+      check, with --max-size the size passes (size) and with --platform its verdict (platform). \
+      --plan prints the resolved plan; --print-composition prints the document (with \
       clips: the whole clips as one), as --format json or otio.
 
       ERRORS: every failure has a stable code, printed in brackets (and in the JSON error \
       record with --plan): the probe's codes for a clip (not_found, not_a_file, truncated, ...), \
       incompatible_inputs, implausible_plan, output_mismatch, \
-      output_exists, output_is_directory, write_error, timeout, interrupted; for compositions \
+      output_exists, output_is_directory, write_error, timeout, interrupted, \
+      unsupported_encoding, max_size_unreachable; for compositions \
       invalid_composition (with line and column, or the unknown key's path), \
       source_range_invalid, clip_past_source_end, transition_too_long, clip_without_video, \
       unsupported_timeline, unsupported_image, source_undecodable, check_failed, decoder_error, \
@@ -117,6 +139,9 @@ struct MediaMergeCommand: ParsableCommand {
         mediamerge --platform ios-17 --size 1280x720 --fill *.mov -o reel.mp4
         mediamerge --copy part1.mp4 part2.mp4 -o whole.mp4 || echo "not copy-compatible"
         mediamerge --composition edit.json -o film.mp4 | jq .render.check
+        mediamerge --preset hevc-1920x1080 a.mov b.mov -o reel.mp4
+        mediamerge --video-codec vp9 clip1.mp4 clip2.mp4 -o web.webm
+        mediamerge --composition edit.json --max-size 8MB -o share.mp4 | jq .size
         mediamerge --print-composition --format otio a.mp4 b.mp4 > timeline.otio
       """,
     version: "0.1.0")
@@ -128,7 +153,8 @@ struct MediaMergeCommand: ParsableCommand {
   // -o, and no arguments at all get the short usage, not the whole manual.
   @Option(
     name: [.short, .long],
-    help: ArgumentHelp("The merged file (.mp4, .m4v or .mov).", valueName: "file"))
+    help: ArgumentHelp(
+      "The merged file (.mp4, .m4v, .mov; .m4a audio only; .webm; .mkv).", valueName: "file"))
   var output: String?
 
   /// The output path (`validate()` made sure there is one).
@@ -178,6 +204,8 @@ struct MediaMergeCommand: ParsableCommand {
     completion: .list(PlatformDatabase.names))
   var platform: String?
 
+  @OptionGroup(title: "Export") var export: ExportOptions
+
   @OptionGroup var parallel: ParallelOptions
 
   @OptionGroup var diagnostics: DiagnosticOptions
@@ -214,14 +242,21 @@ struct MediaMergeCommand: ParsableCommand {
       throw ValidationError("--timeout must be a positive number of seconds")
     }
     if MergeRequest.container(for: output) == nil {
-      throw ValidationError("the output must end in .mp4, .m4v or .mov")
+      throw ValidationError(Self.extensionsMessage)
     }
     if plan && dryRun { throw ValidationError("--plan and --dry-run cannot be combined") }
     if method == .copy && (size != nil || fit == .fill || platform != nil) {
       throw ValidationError("--copy keeps the clips as they are: no --size, --fill or --platform")
     }
+    let exportRequest = try export.request()
+    if method == .copy, let reason = exportRequest.copyBlockReason {
+      throw ValidationError("--copy keeps the clips as they are, but \(reason)")
+    }
     if let platform { _ = try Self.platform(named: platform) }
   }
+
+  /// The usage error for an output name without a known extension.
+  static let extensionsMessage = "the output must end in .mp4, .m4v, .mov, .m4a, .webm or .mkv"
 
   /// The one platform (or alias for platforms with the same recipe) `--platform` names.
   static func platform(named name: String) throws -> Platform {
@@ -271,10 +306,11 @@ struct MediaMergeCommand: ParsableCommand {
       if let deadline, let timeout, MergeExecutor.clock() >= deadline {
         throw .timeout(seconds: timeout)
       }
-      let request = MergeRequest(
+      var request = MergeRequest(
         output: outputPath, size: size, fit: fit, method: method,
         platform: try? platform.map(Self.platform(named:)),
         verbose: diagnostics.verbose)
+      request.export = (try? export.request()) ?? ExportRequest()
       let merge = try MergePlanner(request: request).plan(probed)
       if plan {
         let json = try? MediaToolsJSONEncoder().encode(merge)
@@ -285,7 +321,8 @@ struct MediaMergeCommand: ParsableCommand {
       if diagnostics.verbose {
         Console.errorText("the equivalent ffmpeg command: \(MergeSummary.commandLine(merge))\n")
       }
-      let executor = MergeExecutor(overwrite: outputFile.force, sync: !outputFile.noSync)
+      let executor = MergeExecutor(
+        overwrite: outputFile.force, sync: !outputFile.noSync, export: request.export)
       try executor.checkOutput(merge)
       if dryRun {
         if !diagnostics.quiet { Console.errorText("dry run: nothing was written\n") }

@@ -37,6 +37,9 @@ package final class CodecEncoder {
       switch settings.rateControl {
       case .constantQuality(let crf):
         options["crf"] = String(crf)
+        // libvpx-vp9 reads a bit rate beside `crf` as a cap (constrained quality); the
+        // context's default is 200 kb/s. libx264, libx265 and SVT-AV1 ignore it with `crf`.
+        context.pointee.bit_rate = 0
       case .bitRate(let rate, let maxRate, let bufferSize):
         context.pointee.bit_rate = Int64(rate)
         if let maxRate { context.pointee.rc_max_rate = Int64(maxRate) }
@@ -51,6 +54,7 @@ package final class CodecEncoder {
       if let tune = settings.tune { options["tune"] = tune }
       if let profile = settings.profile { options["profile"] = profile }
       if let level = settings.level { options["level"] = level }
+      options.merge(settings.options) { _, own in own }
     }
   }
 

@@ -51,6 +51,9 @@ package enum EncoderSettings {
     package var level: String?
     /// Encoder threads (0: the encoder's own choice).
     package var threads: Int
+    /// The encoder's private options by FFmpeg's names (`x265-params`, `cpu-used`, `row-mt`),
+    /// for what the typed fields do not say; one the encoder does not take is an error.
+    package var options: [String: String] = [:]
 
     /// Settings for `encoder` at `width`x`height` and `frameRate`; the rest defaults to 8-bit
     /// 4:2:0, square pixels, BT.709, CRF 23 and the encoder's own preset, profile, level and

@@ -101,7 +101,7 @@ enum VideoCheck {
   static func run(
     plan: CompositionPlan, output: OutputFile, canvas: Canvas, frames expected: Int64,
     references: CheckReferences? = nil, damaged: Set<Int> = [], decoderThreads: Int,
-    stopReason: () -> CompositorError?
+    minimumPSNR: Double = Self.minimumPSNR, stopReason: () -> CompositorError?
   ) throws(CompositorError) -> VideoCheckReport {
     let started = MonotonicClock.seconds()
     let rate = plan.render.frameRate
@@ -128,13 +128,22 @@ enum VideoCheck {
     guard let stream = videoStream(of: input) else {
       throw .checkFailed("the output has no video stream")
     }
+    // Where the video starts after the file's start: 0 in MP4 (edit lists); in Matroska and
+    // WebM Opus's priming starts the audio before 0 and the muxer moves every stream later
+    // (the video's first frame at 0.007 s, measured), so frame k is at k / rate + this.
+    let origin = input.startMicroseconds ?? 0
+    let videoStart =
+      stream.startTime.map {
+        Rational.rescale($0, from: stream.timeBase, to: Rational(1, 1_000_000)!)
+      } ?? origin
+    let offset = MediaTime(value: max(0, videoStart - origin), timescale: 1_000_000)
     input.discardAll(except: stream.index)
     let demuxer = Demuxer(input)
     var frames: Int64 = 0
     // Where its keyframes are (from the same packets), so that pictures after one keyframe are
     // decoded in one run from it: the check never decodes more than the whole video once.
     var keyframes: [MediaTime] = []
-    let origin = MediaTime(value: input.startMicroseconds ?? 0, timescale: 1_000_000)
+    let fileOrigin = MediaTime(value: origin, timescale: 1_000_000)
     counting: while true {
       do {
         switch try demuxer.next() {
@@ -142,7 +151,7 @@ enum VideoCheck {
           guard demuxer.packet.streamIndex == stream.index else { continue }
           frames += 1
           if demuxer.packet.isKeyframe, let pts = demuxer.packet.pts {
-            keyframes.append(MediaTime(ticks: pts, timeBase: stream.timeBase) - origin)
+            keyframes.append(MediaTime(ticks: pts, timeBase: stream.timeBase) - fileOrigin)
           }
         case .end, .failed: break counting
         }
@@ -177,14 +186,15 @@ enum VideoCheck {
       let time = MediaTime(units: frame, rate: rate)
       // After the same keyframe as the last picture: decoding goes on from there; otherwise a
       // seek to this picture's keyframe.
-      let key = keyframe(before: time)
+      let key = keyframe(before: time + offset)
       if written == nil || written!.keyframe != key || written!.time > time {
         written = (
-          try VideoFileSource(path: path, start: time, decoderThreads: decoderThreads), key, time
+          try VideoFileSource(path: path, start: time + offset, decoderThreads: decoderThreads),
+          key, time
         )
       }
       written!.time = time
-      let picture = try written!.source.picture(at: time)
+      let picture = try written!.source.picture(at: time + offset)
       if let kept = references?.picture(frame: frame) {
         measured[frame] = psnr(planes(picture.frame), kept)
         continue
