@@ -58,6 +58,10 @@ demo: build
 	@$$(swift build --show-bin-path)/mediamerge --force --composition Scripts/demo-composition.json -o .build/demo/composed.mp4 | jq -c '{duration: .plan.duration.seconds, frames: .render.frames, check: .render.check.passed, psnr: [.render.check.segments[].psnr], clipped_samples: .render.clipped_samples}'
 	@ffprobe -v error -show_chapters -of compact=p=0 .build/demo/composed.mp4
 	@echo
+	@echo "== the same composition exported through AVAssetExportPresetHEVC1920x1080 (--preset hevc-1920x1080: libx265 tagged hvc1, never scaled up)"
+	@$$(swift build --show-bin-path)/mediamerge --force --composition Scripts/demo-composition.json --preset hevc-1920x1080 -o .build/demo/reel.mp4 | jq -c '{video: .render.video | {encoder, width, height}, check: .render.check.passed}'
+	@ffprobe -v error -select_streams v -show_entries stream=codec_name,codec_tag_string,width,height -of compact=p=0 .build/demo/reel.mp4
+	@echo
 	@echo "== mediaframe: a poster frame, a 4x3 contact sheet and the waveform of a mirrored front-camera clip, upright"
 	@$$(swift build --show-bin-path)/mediaframe --force Tests/MergeFixtures/mirrored.mp4 --at 0.5 -o .build/demo/poster.jpg
 	@$$(swift build --show-bin-path)/mediaframe --force Tests/MergeFixtures/mirrored.mp4 --sheet 4x3 --timestamps -o .build/demo/sheet.jpg

@@ -111,12 +111,30 @@ struct MediaMergeCommand: ParsableCommand {
       +faststart on the document's frame grid, or what the EXPORT options and --platform (its \
       size, rate and encoder limits; the written file checked against it) ask; sources are opened only while on screen. Before \
       it gets its name the file is checked: its frame count equals the plan's within one, and \
-      each segment's middle picture matches its source picture put through the planned \
-      transform (PSNR at least 30 dB), else check_failed and nothing is kept. The JSON report on \
+      each segment's middle picture, decoded from the file, matches the picture the render made \
+      from its source through the planned transform, looks and overlays (put aside in an unnamed \
+      file in $TMPDIR as it was encoded; PSNR at least 30 dB, 12 dB with a rate you set), else \
+      check_failed and nothing is kept. The JSON report on \
       standard output holds the plan's summary, the encoder settings, clipped_samples and the \
       check, with --max-size the size passes (size) and with --platform its verdict (platform). \
       --plan prints the resolved plan; --print-composition prints the document (with \
       clips: the whole clips as one), as --format json or otio.
+
+      LOOKS: "filters" on a clip, a gap or the composition apply GPUImage's published formulas \
+      to 0-1 R'G'B' (converted with the picture's own matrix and range and back), in order: \
+      brightness b: rgb + b; contrast c: (rgb - 0.5)c + 0.5; saturation s: mix(L, rgb, s) with \
+      L = 0.2125R + 0.7154G + 0.0721B; gamma g: rgb^g; exposure e: rgb 2^e; hue h: a rotation of \
+      I and Q in YIQ by h degrees; sepia i: i M + (1 - i) rgb with GPUImage's sepia matrix M; \
+      grayscale: (L, L, L); invert: 1 - rgb; color_matrix M, offset, intensity i: i(M(r, g, b, \
+      1) + offset) + (1 - i) rgb; pixellate f: blocks of f x width pixels, each its centre's \
+      colour; vignette center, start, end, color: mix(rgb, color, smoothstep(start, end, \
+      distance to center)); sharpen s: c(1 + 4s) - s(the four neighbours); gaussian_blur r: \
+      sigma r, two passes; sobel k: k x the 3x3 Sobel length of L; sketch k: 1 - sobel; toon \
+      threshold, levels: posterised, black on Sobel edges of R; swirl center, radius, angle: \
+      the offset from the centre turned by ((radius - d)/radius)^2 x angle x 8; kuwahara r: the \
+      least-variance quadrant's mean; expression r, g, b: per-pixel expressions of r, g, b, x, \
+      y, w, h (and t on the composition). Ranges, defaults and each libavfilter route are in \
+      docs/mediamerge.md.
 
       ERRORS: every failure has a stable code, printed in brackets (and in the JSON error \
       record with --plan): the probe's codes for a clip (not_found, not_a_file, truncated, ...), \
