@@ -242,6 +242,29 @@ public struct TranscodeRecipe: Codable, Sendable, Equatable {
   /// The audio bit rate the recipe asks for, if it names one.
   public var audioBitRate: Double? { audio.bitRate.map(Double.init) }
 
+  /// A render of `width` x `height` at `rate` brought within the recipe's limits: shrunk (shape
+  /// kept) into `maxSize` turned to the render's orientation, and the rate lowered to
+  /// `maxFrameRate`. `box` is the box it was shrunk into, nil when it fitted already.
+  public func limit(width: Int, height: Int, rate: Rational) -> (
+    width: Int, height: Int, rate: Rational, box: (width: Int, height: Int)?
+  ) {
+    var (width, height, rate) = (width, height, rate)
+    var shrunk: (width: Int, height: Int)?
+    if let box = maxSize, box.count == 2 {
+      let (boxWidth, boxHeight) = width >= height ? (box[0], box[1]) : (box[1], box[0])
+      if width > boxWidth || height > boxHeight {
+        let scale = min(Double(boxWidth) / Double(width), Double(boxHeight) / Double(height))
+        width = Int(Double(width) * scale)
+        height = Int(Double(height) * scale)
+        shrunk = (boxWidth, boxHeight)
+      }
+    }
+    if let cap = maxFrameRate, rate.value > cap + 0.01 {
+      rate = Rational(Int64((cap * 1000).rounded()), 1000)!
+    }
+    return (width, height, rate, shrunk)
+  }
+
   enum CodingKeys: String, CodingKey {
     case container, video, audio
     case audioChannels = "audio_channels", audioSampleRate = "audio_sample_rate"

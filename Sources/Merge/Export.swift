@@ -385,17 +385,7 @@ public struct CompositionExport: Sendable {
     var (width, height) = (plan.render.width, plan.render.height)
     var rate = plan.render.frameRate
     if let recipe = platform?.transcode {
-      if let box = recipe.maxSize, box.count == 2 {
-        let (boxWidth, boxHeight) = width >= height ? (box[0], box[1]) : (box[1], box[0])
-        if width > boxWidth || height > boxHeight {
-          let scale = min(Double(boxWidth) / Double(width), Double(boxHeight) / Double(height))
-          width = Int(Double(width) * scale)
-          height = Int(Double(height) * scale)
-        }
-      }
-      if let cap = recipe.maxFrameRate, rate.value > cap + 0.01 {
-        rate = Rational(Int64((cap * 1000).rounded()), 1000)!
-      }
+      (width, height, rate, _) = recipe.limit(width: width, height: height, rate: rate)
     }
     (width, height) = export.renderSize(width: width, height: height)
     (width, height) = (width - width % 2, height - height % 2)

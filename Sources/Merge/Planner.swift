@@ -511,18 +511,10 @@ public struct MergePlanner: Sendable {
     }
     var rate = RenderRules.highestRate(sources.map(\.video.frameRate)) ?? Rational(30, 1)!
     if let platform = request.platform {
-      let recipe = platform.transcode
-      if let box = recipe.maxSize, box.count == 2 {
-        let (boxWidth, boxHeight) = width >= height ? (box[0], box[1]) : (box[1], box[0])
-        if width > boxWidth || height > boxHeight {
-          let scale = min(Double(boxWidth) / Double(width), Double(boxHeight) / Double(height))
-          width = Int(Double(width) * scale)
-          height = Int(Double(height) * scale)
-          rule += ", shrunk to fit \(platform.id)'s \(boxWidth)x\(boxHeight)"
-        }
-      }
-      if let cap = recipe.maxFrameRate, rate.value > cap + 0.01 {
-        rate = Rational(Int64((cap * 1000).rounded()), 1000)!
+      let limited = platform.transcode.limit(width: width, height: height, rate: rate)
+      (width, height, rate) = (limited.width, limited.height, limited.rate)
+      if let box = limited.box {
+        rule += ", shrunk to fit \(platform.id)'s \(box.width)x\(box.height)"
       }
     }
     let sized = request.export.renderSize(width: width, height: height)
