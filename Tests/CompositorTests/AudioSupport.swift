@@ -16,32 +16,13 @@ enum AudioKit {
     var description: String
   }
 
-  /// Runs `tool` with `arguments`; stdout's bytes, or a thrown `Failure` with stderr.
+  /// Runs `tool` with `arguments` (the target's `run`); stdout's bytes, or a thrown `Failure`
+  /// with stderr.
   @discardableResult
   static func run(_ tool: String, _ arguments: [String]) throws -> Data {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [tool] + arguments
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    nonisolated(unsafe) var errorData = Data()
-    let group = DispatchGroup()
-    group.enter()
-    DispatchQueue.global().async {
-      errorData = err.fileHandleForReading.readDataToEndOfFile()
-      group.leave()
-    }
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    group.wait()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-      throw Failure(description: "\(tool): \(String(decoding: errorData, as: UTF8.self))")
-    }
-    return data
+    let result = try CompositorTests.run(tool, arguments)
+    guard result.status == 0 else { throw Failure(description: "\(tool): \(result.stderr)") }
+    return result.stdout
   }
 
   /// The ffmpeg CLI, quiet.

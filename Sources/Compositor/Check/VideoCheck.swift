@@ -159,14 +159,25 @@ enum VideoCheck {
         throw error == .interrupted ? .render(.interrupted) : .render(.timeout(seconds: nil))
       }
     }
-    let background = try canvas.backgroundPicture()
-    // The composition's looks apply to the reference pictures as they did to the output's.
-    var looks: LookStage?
-    if let list = plan.looks, !list.isEmpty { looks = try LookStage(looks: list, canvas: canvas) }
-    // And the overlays, drawn on the reference at the same output frame.
-    var overlays: OverlayStage?
-    if let list = plan.overlays, !list.isEmpty {
-      overlays = try OverlayStage(overlays: list, canvas: canvas)
+    // What a reference decoded afresh needs (made at the first one: a render's check usually
+    // has every picture put aside): the background, the composition's looks as they applied to
+    // the output's pictures, and the overlays drawn at the same output frame.
+    var stages: (background: Frame, looks: LookStage?, overlays: OverlayStage?)?
+    func freshStages() throws(CompositorError) -> (
+      background: Frame, looks: LookStage?, overlays: OverlayStage?
+    ) {
+      if let stages { return stages }
+      var made: (background: Frame, looks: LookStage?, overlays: OverlayStage?) = (
+        try canvas.backgroundPicture(), nil, nil
+      )
+      if let list = plan.looks, !list.isEmpty {
+        made.looks = try LookStage(looks: list, canvas: canvas)
+      }
+      if let list = plan.overlays, !list.isEmpty {
+        made.overlays = try OverlayStage(overlays: list, canvas: canvas)
+      }
+      stages = made
+      return made
     }
     keyframes.sort()
     /// The last keyframe at or before `time` (-1: none).
@@ -199,6 +210,7 @@ enum VideoCheck {
         measured[frame] = psnr(planes(picture.frame), kept)
         continue
       }
+      let (background, looks, overlays) = try freshStages()
       let reference = SegmentPictures(
         segment: target.segment, canvas: canvas, decoderThreads: decoderThreads,
         background: background)
