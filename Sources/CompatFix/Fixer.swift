@@ -28,12 +28,16 @@ public enum FixError: ToolError, Equatable {
   /// The output was written but does not pass its re-check; it was not committed
   /// (`fix_check_failed`).
   case checkFailed(String)
+  /// FFmpeg read no packet of a stream the input declares a length for (32-bit FLAC in FFmpeg
+  /// 5.1: its parser finds no frame): code `unsupported_input`, as for an input that cannot be
+  /// fixed at all.
+  case unreadableStream(index: Int, codec: String, seconds: Double)
 
   /// The stable machine-readable code.
   public var code: String {
     switch self {
     case .input(let error): error.code
-    case .unsupportedInput: "unsupported_input"
+    case .unsupportedInput, .unreadableStream: "unsupported_input"
     case .plan(let error): error.code
     case .outputIsInput: "output_is_input"
     case .output(let error): error.code
@@ -53,6 +57,9 @@ public enum FixError: ToolError, Equatable {
     case .render(let error): error.message
     case .checkFailed(let detail):
       "the fixed output does not pass its re-check (\(detail)); nothing was written"
+    case .unreadableStream(let index, let codec, let seconds):
+      "FFmpeg cannot read the frames of stream \(index) (\(codec), which declares "
+        + "\(fixed(seconds, places: 3)) s): the demuxer gave no packet of it; nothing was written"
     }
   }
 
@@ -63,7 +70,7 @@ public enum FixError: ToolError, Equatable {
     case .plan(let error): error.cause
     case .output(let error): error.cause
     case .render(let error): error.cause
-    case .unsupportedInput, .outputIsInput, .checkFailed: nil
+    case .unsupportedInput, .outputIsInput, .checkFailed, .unreadableStream: nil
     }
   }
 }
@@ -280,6 +287,15 @@ public struct Fixer: Sendable {
     }
     if let error = rendered.readError {
       throw .checkFailed("reading the input failed before its end: \(error.message)")
+    }
+    // A stream the demuxer gave no packet of, though it declares a length, is one FFmpeg cannot
+    // read (not an empty one): say which, rather than that the empty output failed its check.
+    for stream in rendered.streams where stream.packetsRead == 0 {
+      let probed = info.streams.first { $0.index == stream.input }
+      if let seconds = (probed?.duration ?? info.duration)?.seconds, seconds > 0 {
+        throw .unreadableStream(
+          index: stream.input, codec: probed?.codec.name ?? "unknown", seconds: seconds)
+      }
     }
     report.streams = rendered.streams.map { stream in
       let video = stream.kind == .video

@@ -188,6 +188,9 @@ package struct StreamReport: Sendable, Equatable {
   package var encoder: String?
   /// Packets written.
   package var packets = 0
+  /// Packets of the input stream the demuxer gave the lane (0 when FFmpeg could read none of
+  /// its frames, as with 32-bit FLAC in FFmpeg 5.1).
+  package var packetsRead = 0
   /// Video frames sent to the encoder.
   package var frames = 0
   /// Audio samples (per channel) sent to the encoder.

@@ -263,6 +263,7 @@ final class CopyLane: Lane {
   }
 
   func take(_ packet: Packet) throws(RenderError) {
+    report.packetsRead += 1
     if !started {
       guard !waitsForKeyframe || packet.isKeyframe else {
         report.dropped += 1
@@ -382,6 +383,7 @@ final class VideoLane: Lane {
   }
 
   func take(_ packet: Packet) throws(RenderError) {
+    report.packetsRead += 1
     packet.shiftTimestamps(by: -offset)
     try decode(packet)
   }
@@ -507,6 +509,7 @@ final class AudioLane: Lane {
   }
 
   func take(_ packet: Packet) throws(RenderError) {
+    report.packetsRead += 1
     packet.shiftTimestamps(by: -offset)
     try decode(packet)
   }

@@ -71,7 +71,8 @@ struct MediaCompatCommand: ParsableCommand {
       command of the same plan. One JSON record per file with --ndjson (schema: \
       schemas/mediacompat-fix.schema.json). Errors per file (the others go on): \
       no_playable_stream, drm_protected, not_fixable, output_is_input, output_exists, \
-      write_error (a full disk, a read-only directory), fix_check_failed, unsupported_input, \
+      write_error (a full disk, a read-only directory), fix_check_failed, unsupported_input \
+      (standard input, a URL, or a stream FFmpeg cannot read, such as 32-bit FLAC), \
       interrupted. With --fix, EXIT STATUS is 0 when every file was fixed, already passed or was \
       planned, 1 when some file could not be fixed.
 

@@ -478,4 +478,29 @@ struct MediaCompatFixTests {
     #expect(status == 0, "\(result.stderr)")
     #expect(value(records.first, "recheck", "integrity") as? String == "ok")
   }
+
+  /// 32-bit FLAC (flac_32bit.flac, by construction with sox and flac 1.4) fails on Firefox, but
+  /// FFmpeg 5.1 cannot read its frames (oracle: ffmpeg's own copy of it writes no packet), so no
+  /// re-encode can fix it: the error names the stream and the reason (unsupported_input), not an
+  /// empty output that failed its check, and nothing is written.
+  @Test("--fix on a stream FFmpeg cannot read: unsupported_input naming it, nothing written")
+  func unreadableStream() throws {
+    let input = "Tests/Fixtures/flac_32bit.flac"
+    let copied = try run(
+      "ffmpeg",
+      [
+        "-nostdin", "-v", "error", "-i", input, "-map", "0:a", "-c", "copy", "-f",
+        "framecrc", "-",
+      ])
+    #expect(!copied.text.split(separator: "\n").contains { !$0.hasPrefix("#") })
+    let directory = try TemporaryDirectory()
+    let (status, records, result) = try fix([
+      "--platform", "firefox", "--output-dir", directory.url.path, input,
+    ])
+    #expect(status == 1, "\(result.stderr)")
+    #expect(value(records.first, "error", "code") as? String == "unsupported_input")
+    let message = try #require(value(records.first, "error", "message") as? String)
+    #expect(message.contains("stream 0 (flac, which declares 1.500 s)"), "\(message)")
+    #expect(directory.contents.isEmpty)
+  }
 }
