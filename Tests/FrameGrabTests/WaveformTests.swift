@@ -59,6 +59,44 @@ import Testing
     #expect(waveform.values(bits: 16) == Self.bins(perChannel, per: 512, split: false))
   }
 
+  /// The builder against the definition (`bins`, audiowaveform's per-sample rule) on
+  /// pseudo-random samples reaching both extremes, for 1 to 6 channels merged and split, fed
+  /// in pieces of every size: a merged bin's extremes are taken of the channels' sums and
+  /// divided once, which must equal dividing every sample.
+  @Test(arguments: [1, 2, 3, 6])
+  func builderEqualsDefinition(channels: Int) {
+    var state: UInt32 = 12345
+    func next() -> Int {
+      state = state &* 1_664_525 &+ 1_013_904_223
+      let value = Int(state >> 16) - 32768
+      return value % 7 == 0 ? (value < 0 ? -32768 : 32767) : value
+    }
+    let frames = 5000
+    let perChannel = (0..<channels).map { _ in (0..<frames).map { _ in next() } }
+    let interleaved = (0..<frames).flatMap { n in perChannel.map { Int16($0[n]) } }
+    for split in [false, true] {
+      for size in [1, 7, 256, 1024, 6000] {
+        var builder = Waveform.Builder(
+          inputChannels: channels, split: split, samplesPerPixel: size)
+        var at = 0
+        var piece = 1
+        interleaved.withUnsafeBufferPointer { all in
+          while at < frames {
+            let take = min(piece, frames - at)
+            builder.add(
+              UnsafeBufferPointer(rebasing: all[(at * channels)..<((at + take) * channels)]))
+            at += take
+            piece = piece * 3 % 1001 + 1
+          }
+        }
+        let waveform = builder.finish(sampleRate: 8000)
+        #expect(
+          waveform.values(bits: 16) == Self.bins(perChannel, per: size, split: split),
+          "split \(split), \(size) a bin")
+      }
+    }
+  }
+
   @Test func dataFormats() throws {
     let waveform = Waveform(
       sampleRate: 48000, samplesPerPixel: 512, channels: 2,
@@ -195,6 +233,30 @@ import Testing
     #expect(
       counted.waveform.values(bits: 16)
         == WaveformTests.bins(try Self.decoded(path), per: 256, split: false))
+  }
+
+  /// The one pass with the bins made on a second thread (`WaveformThread`), as `measure` takes
+  /// it for a noise-coded stream with more than one thread: the bins and a picture's columns
+  /// equal those of the ffmpeg CLI's decode, handed over in batches of the default size (three
+  /// for this 6 s stream) and in small ones that end inside bins (1000 bytes: 500 samples).
+  @Test(arguments: [
+    (256, false, WaveformThread.batchBytes), (100, true, 1000), (7, false, 1000),
+    (4410, false, 2),
+  ])
+  func noiseSubstitutionOverlapped(size: Int, split: Bool, batch: Int) throws {
+    let path = fixture("noise_pns.m4a")
+    let expected = WaveformTests.bins(try Self.decoded(path), per: size, split: split)
+    let measured = try Waveform.measureSequentially(
+      .file(path), options: OpenOptions(), samplesPerPixel: size, split: split, columns: nil,
+      overlapped: true, batchBytes: batch)
+    #expect(measured.chunks == 1)
+    #expect(measured.waveform.values(bits: 16) == expected)
+    let pictured = try Waveform.measureSequentially(
+      .file(path), options: OpenOptions(), samplesPerPixel: size, split: split, columns: 37,
+      overlapped: true, batchBytes: batch)
+    #expect(pictured.waveform.data.isEmpty)
+    #expect(pictured.columns == WaveformColumns(measured.waveform, width: 37))
+    #expect(pictured.bins == measured.waveform.length)
   }
 
   /// Noise only from 5.5 to 7 s, in the middle of three chunks: the plan is made (the first
