@@ -27,7 +27,7 @@ package final class WaveformThread: Sendable {
     return semaphore
   }()
   /// The builder: used on `queue` only, and by `finish` once the queue is empty.
-  private let builder: Mutex<Waveform.Builder>
+  private let builder: Mutex<Waveform.Builder?>
   /// Binned buffers, empty, waiting to be filled again.
   private let spare = Mutex<[ByteBuffer]>([])
   /// Set by `abandon`: queued buffers are dropped unbinned.
@@ -50,7 +50,7 @@ package final class WaveformThread: Sendable {
     queue.async {
       if !self.stopped.load(ordering: .acquiring) {
         self.builder.withLock { builder in
-          buffer.contents.withMemoryRebound(to: Int16.self) { builder.add($0) }
+          buffer.contents.withMemoryRebound(to: Int16.self) { builder?.add($0) }
         }
       }
       self.recycle(buffer)
@@ -64,10 +64,14 @@ package final class WaveformThread: Sendable {
     slots.signal()
   }
 
-  /// Waits for the queued buffers and returns the builder that binned them.
+  /// Waits for the queued buffers and returns the builder that binned them, taken out (so that
+  /// its bins are not copied when the caller adds to them); call once.
   func finish() -> Waveform.Builder {
     queue.sync {}
-    return builder.withLock { $0 }
+    return builder.withLock { held in
+      defer { held = nil }
+      return held!
+    }
   }
 
   /// Drops what is queued and returns once the thread is idle.
