@@ -125,14 +125,15 @@ public struct Waveform: Sendable, Equatable {
     private var scratch: [Int16]
 
     /// A builder for `inputChannels` channels, merged unless `split`; with `columns`, each bin
-    /// (counted from `firstBin`) goes into them and `data` stays empty.
+    /// (counted from `firstBin`) goes into them and `data` stays empty. A `samplesPerPixel`
+    /// below 1 is taken as 1.
     public init(
       inputChannels: Int, split: Bool, samplesPerPixel: Int, columns: WaveformColumns? = nil,
       firstBin: Int = 0
     ) {
       self.inputChannels = inputChannels
       self.split = split
-      self.samplesPerPixel = samplesPerPixel
+      self.samplesPerPixel = max(1, samplesPerPixel)
       self.columns = columns
       nextBin = firstBin
       let outputs = split ? inputChannels : 1
@@ -259,7 +260,8 @@ public struct Waveform: Sendable, Equatable {
   /// file, 20 s or longer) is decoded in that many chunks at once, each starting on a bin, and
   /// the bins joined; when the chunks' checks do not show that their samples equal one
   /// sequential decode (a noise-coded AAC band, a gap, a changed file), it is decoded again in
-  /// one pass. Either way the bins are the sequential decode's.
+  /// one pass, whose bins are made on a second thread beside the decode. Either way the bins
+  /// are the sequential decode's.
   ///
   /// - Throws: `FrameError.audio` with the extraction's code (`no_audio_stream`, ...).
   public static func measure(
