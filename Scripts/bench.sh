@@ -687,15 +687,45 @@ bench_frame() {
       -f lavfi -i "sine=frequency=660:sample_rate=48000:duration=$((minutes * 60))" \
       -filter_complex amerge -c:a aac -aac_pns 0 -b:a 128k "$work/${minutes}_nopns.m4a"
   done
-  local floor chunks name
+  local floor chunks name bare
   floor=$(best3 "${ff[@]}" -threads 1 -i "$work/30.m4a" -f null -)
-  echo "== the waveform (PNG) of 30 minutes of AAC against showwavespic (best of 3); the decode alone (ffmpeg -threads 1 -f null) $(printf '%.3f' "$floor") s"
+  # The decode and nothing else: av_read_frame, avcodec_send_packet and avcodec_receive_frame on
+  # one thread (no conversion, no bins), the floor of a one-pass waveform.
+  cat >"$work/decode_floor.c" <<'C'
+#include <libavformat/avformat.h>
+#include <libavcodec/avcodec.h>
+int main(int argc, char **argv) {
+  AVFormatContext *fmt = NULL;
+  if (argc < 2 || avformat_open_input(&fmt, argv[1], NULL, NULL) < 0 || avformat_find_stream_info(fmt, NULL) < 0) return 1;
+  int si = av_find_best_stream(fmt, AVMEDIA_TYPE_AUDIO, -1, -1, NULL, 0);
+  if (si < 0) return 1;
+  const AVCodec *codec = avcodec_find_decoder(fmt->streams[si]->codecpar->codec_id);
+  AVCodecContext *ctx = avcodec_alloc_context3(codec);
+  avcodec_parameters_to_context(ctx, fmt->streams[si]->codecpar);
+  ctx->thread_count = 1;
+  if (avcodec_open2(ctx, codec, NULL) < 0) return 1;
+  for (unsigned i = 0; i < fmt->nb_streams; i++) if ((int)i != si) fmt->streams[i]->discard = AVDISCARD_ALL;
+  AVPacket *pkt = av_packet_alloc(); AVFrame *frame = av_frame_alloc(); long samples = 0;
+  while (av_read_frame(fmt, pkt) >= 0) {
+    if (pkt->stream_index == si && avcodec_send_packet(ctx, pkt) >= 0)
+      while (avcodec_receive_frame(ctx, frame) >= 0) { samples += frame->nb_samples; av_frame_unref(frame); }
+    av_packet_unref(pkt);
+  }
+  avcodec_send_packet(ctx, NULL);
+  while (avcodec_receive_frame(ctx, frame) >= 0) { samples += frame->nb_samples; av_frame_unref(frame); }
+  printf("%ld\n", samples);
+  return 0;
+}
+C
+  gcc -O2 -o "$work/decode_floor" "$work/decode_floor.c" $(pkg-config --cflags --libs libavformat libavcodec libavutil)
+  bare=$(best3 "$work/decode_floor" "$work/30.m4a")
+  echo "== the waveform (PNG) of 30 minutes of AAC against showwavespic (best of 3); the decode alone: ffmpeg -threads 1 -f null $(printf '%.3f' "$floor") s, send/receive only (C) $(printf '%.3f' "$bare") s"
   for name in 30 30_nopns; do
     ours=$(best3 "$frame" "$work/$name.m4a" --waveform "$work/w.png" --force --no-sync)
     chunks=$("$frame" "$work/$name.m4a" --waveform "$work/w.png" --force --no-sync | jq .chunks)
     theirs=$(best3 "${ff[@]}" -i "$work/$name.m4a" -filter_complex "showwavespic=s=1000x200" -frames:v 1 "$work/ff_w.png")
-    printf '%s.m4a: mediaframe --waveform .png %.3f s (%s chunks); ffmpeg showwavespic %.3f s; ratio %s (target <= 0.5); decode floor / mediaframe = %s\n' \
-      "$name" "$ours" "$chunks" "$theirs" "$(ratio "$ours" "$theirs")" "$(ratio "$floor" "$ours")"
+    printf '%s.m4a: mediaframe --waveform .png %.3f s (%s chunks); ffmpeg showwavespic %.3f s; ratio %s (target <= 0.5); mediaframe / ffmpeg -f null = %s, / send-receive = %s\n' \
+      "$name" "$ours" "$chunks" "$theirs" "$(ratio "$ours" "$theirs")" "$(ratio "$ours" "$floor")" "$(ratio "$ours" "$bare")"
   done
   echo "== peak RSS (KiB) for 1 and 60 minutes of AAC"
   local kind small large

@@ -102,12 +102,19 @@ public struct Waveform: Sendable, Equatable {
   }
 
   /// Accumulates interleaved 16-bit samples into bins.
+  ///
+  /// A merged bin's minimum and maximum are those of the channels' sums, divided by the channel
+  /// count once when the bin ends: division truncated toward zero never decreases as the sum
+  /// grows, so the smallest quotient is the smallest sum's (and the largest the largest's), the
+  /// values audiowaveform's per-sample division gives.
   public struct Builder: Sendable {
     let inputChannels: Int
     let split: Bool
     let samplesPerPixel: Int
-    private var low: [Int]
-    private var high: [Int]
+    /// Per output: the bin's smallest value (a merged bin: the smallest sum of the channels).
+    private var low: [Int32]
+    /// Per output: the bin's largest value (a merged bin: the largest sum).
+    private var high: [Int32]
     private var count = 0
     /// The bins finished so far (none when they go into `columns`).
     public private(set) var data: [Int16] = []
@@ -118,61 +125,115 @@ public struct Waveform: Sendable, Equatable {
     private var scratch: [Int16]
 
     /// A builder for `inputChannels` channels, merged unless `split`; with `columns`, each bin
-    /// (counted from `firstBin`) goes into them and `data` stays empty.
+    /// (counted from `firstBin`) goes into them and `data` stays empty. A `samplesPerPixel`
+    /// below 1 is taken as 1.
     public init(
       inputChannels: Int, split: Bool, samplesPerPixel: Int, columns: WaveformColumns? = nil,
       firstBin: Int = 0
     ) {
       self.inputChannels = inputChannels
       self.split = split
-      self.samplesPerPixel = samplesPerPixel
+      self.samplesPerPixel = max(1, samplesPerPixel)
       self.columns = columns
       nextBin = firstBin
       let outputs = split ? inputChannels : 1
-      low = [Int](repeating: Int(Int16.max), count: outputs)
-      high = [Int](repeating: Int(Int16.min), count: outputs)
+      low = [Int32](repeating: .max, count: outputs)
+      high = [Int32](repeating: .min, count: outputs)
       scratch = [Int16](repeating: 0, count: outputs * 2)
     }
 
     /// Adds `frames` interleaved frames.
     public mutating func add(_ samples: UnsafeBufferPointer<Int16>) {
-      let frames = samples.count / inputChannels
-      for frame in 0..<frames {
-        let at = frame * inputChannels
-        if split {
-          for channel in 0..<inputChannels {
-            let value = Int(samples[at + channel])
-            if value < low[channel] { low[channel] = value }
-            if value > high[channel] { high[channel] = value }
+      guard let base = samples.baseAddress, inputChannels > 0 else { return }
+      let channels = inputChannels
+      let frames = samples.count / channels
+      var frame = 0
+      while frame < frames {
+        // The frames up to the end of the current bin, scanned in one loop.
+        let take = min(samplesPerPixel - count, frames - frame)
+        let at = base + frame * channels
+        if split || channels == 1 {
+          for channel in 0..<channels {
+            Self.extremes(
+              at + channel, stride: channels, count: take, low: &low[channel],
+              high: &high[channel])
           }
+        } else if channels == 2 {
+          Self.pairSums(at, count: take, low: &low[0], high: &high[0])
         } else {
-          var sum = 0
-          for channel in 0..<inputChannels { sum += Int(samples[at + channel]) }
-          let value = sum / inputChannels
-          if value < low[0] { low[0] = value }
-          if value > high[0] { high[0] = value }
+          var small = low[0]
+          var large = high[0]
+          for n in 0..<take {
+            var sum: Int32 = 0
+            for channel in 0..<channels { sum &+= Int32(at[n * channels + channel]) }
+            small = Swift.min(small, sum)
+            large = Swift.max(large, sum)
+          }
+          low[0] = small
+          high[0] = large
         }
-        count += 1
+        count += take
+        frame += take
         if count == samplesPerPixel { flush() }
       }
     }
 
-    private mutating func flush() {
-      if columns != nil {
-        for channel in low.indices {
-          scratch[channel * 2] = Int16(low[channel])
-          scratch[channel * 2 + 1] = Int16(high[channel])
+    /// The smallest and largest of `count` values `stride` apart, into `low` and `high`.
+    @inline(__always)
+    static func extremes(
+      _ start: UnsafePointer<Int16>, stride: Int, count: Int, low: inout Int32,
+      high: inout Int32
+    ) {
+      var small = low
+      var large = high
+      if stride == 1 {
+        for n in 0..<count {
+          let value = Int32(start[n])
+          small = Swift.min(small, value)
+          large = Swift.max(large, value)
         }
-        scratch.withUnsafeBufferPointer { columns!.add(bin: nextBin, $0) }
       } else {
-        for channel in low.indices {
-          data.append(Int16(low[channel]))
-          data.append(Int16(high[channel]))
+        for n in 0..<count {
+          let value = Int32(start[n * stride])
+          small = Swift.min(small, value)
+          large = Swift.max(large, value)
         }
       }
+      low = small
+      high = large
+    }
+
+    /// The smallest and largest sum of the `count` pairs from `start`, into `low` and `high`.
+    @inline(__always)
+    static func pairSums(
+      _ start: UnsafePointer<Int16>, count: Int, low: inout Int32, high: inout Int32
+    ) {
+      var small = low
+      var large = high
+      for n in 0..<count {
+        let sum = Int32(start[2 * n]) &+ Int32(start[2 * n + 1])
+        small = Swift.min(small, sum)
+        large = Swift.max(large, sum)
+      }
+      low = small
+      high = large
+    }
+
+    private mutating func flush() {
+      // Merged: the sums' extremes divided (truncated toward zero) by the channel count.
+      let divisor = split ? 1 : Int32(inputChannels)
       for channel in low.indices {
-        low[channel] = Int(Int16.max)
-        high[channel] = Int(Int16.min)
+        scratch[channel * 2] = Int16(low[channel] / divisor)
+        scratch[channel * 2 + 1] = Int16(high[channel] / divisor)
+      }
+      if columns != nil {
+        scratch.withUnsafeBufferPointer { columns!.add(bin: nextBin, $0) }
+      } else {
+        data += scratch
+      }
+      for channel in low.indices {
+        low[channel] = .max
+        high[channel] = .min
       }
       nextBin += 1
       count = 0
@@ -199,7 +260,8 @@ public struct Waveform: Sendable, Equatable {
   /// file, 20 s or longer) is decoded in that many chunks at once, each starting on a bin, and
   /// the bins joined; when the chunks' checks do not show that their samples equal one
   /// sequential decode (a noise-coded AAC band, a gap, a changed file), it is decoded again in
-  /// one pass. Either way the bins are the sequential decode's.
+  /// one pass, whose bins are made on a second thread beside the decode. Either way the bins
+  /// are the sequential decode's.
   ///
   /// - Throws: `FrameError.audio` with the extraction's code (`no_audio_stream`, ...).
   public static func measure(
@@ -251,7 +313,8 @@ public struct Waveform: Sendable, Equatable {
       return measured
     }
     return try measureSequentially(
-      source, options: options, samplesPerPixel: samplesPerPixel, split: split, columns: columns)
+      source, options: options, samplesPerPixel: samplesPerPixel, split: split, columns: columns,
+      overlapped: threads > 1)
   }
 
   /// The waveform from `plan`'s chunks decoded at once, or nil when their checks fail (or a
@@ -323,12 +386,19 @@ public struct Waveform: Sendable, Equatable {
   }
 
   /// One decode from the start, into `columns` columns when given and the length is known.
+  ///
+  /// With `overlapped`, the bins are made on a second thread (`WaveformThread`) while this one
+  /// decodes and converts, handed over `batchBytes` at a time: the same samples in the same
+  /// order, so the same bins.
   package static func measureSequentially(
     _ source: InputSource, options: OpenOptions, samplesPerPixel: Int, split: Bool,
-    columns width: Int?
+    columns width: Int?, overlapped: Bool = false, batchBytes: Int = WaveformThread.batchBytes
   ) throws(FrameError) -> Measurement {
     var expected: Int?
     var builder: Builder?
+    var binning: WaveformThread?
+    var filling: ByteBuffer?
+    defer { binning?.abandon() }
     var sampleRate = 0
     do throws(ExtractError) {
       let audio = try AudioSource(
@@ -350,20 +420,40 @@ public struct Waveform: Sendable, Equatable {
       var more = true
       while more {
         more = try audio.step { (conversion) throws(ExtractError) in
-          scratch.removeAll()
+          if builder == nil, binning == nil, let format = audio.format {
+            let made = makeBuilder(format)
+            if overlapped {
+              let thread = WaveformThread(made)
+              binning = thread
+              filling = thread.takeBuffer()
+            } else {
+              builder = made
+            }
+          }
+          let target = filling ?? scratch
+          if filling == nil { scratch.removeAll() }
           do throws(FFmpegError) {
-            try conversion(scratch)
+            try conversion(target)
           } catch {
             throw .conversion("converting the samples to 16-bit", error)
           }
-          guard let format = audio.format else { return }
-          if builder == nil { builder = makeBuilder(format) }
-          let contents = scratch.contents
-          contents.withMemoryRebound(to: Int16.self) { builder!.add($0) }
+          if let thread = binning {
+            if target.count >= batchBytes {
+              thread.submit(target)
+              filling = thread.takeBuffer()
+            }
+          } else if builder != nil {
+            target.contents.withMemoryRebound(to: Int16.self) { builder!.add($0) }
+          }
         }
       }
       guard let format = audio.format else {
         throw .noDecodableAudio("no samples decoded")
+      }
+      if let thread = binning, let last = filling {
+        filling = nil
+        thread.submit(last)
+        builder = thread.finish()
       }
       if builder == nil { builder = makeBuilder(format) }
       builder!.finishBins()
@@ -373,7 +463,8 @@ public struct Waveform: Sendable, Equatable {
     }
     if let expected, builder!.nextBin != expected {
       return try measureSequentially(
-        source, options: options, samplesPerPixel: samplesPerPixel, split: split, columns: nil)
+        source, options: options, samplesPerPixel: samplesPerPixel, split: split, columns: nil,
+        overlapped: overlapped, batchBytes: batchBytes)
     }
     let waveform = builder!.finish(sampleRate: sampleRate)
     return Measurement(

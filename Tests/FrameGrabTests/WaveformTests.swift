@@ -59,6 +59,44 @@ import Testing
     #expect(waveform.values(bits: 16) == Self.bins(perChannel, per: 512, split: false))
   }
 
+  /// The builder against the definition (`bins`, audiowaveform's per-sample rule) on
+  /// pseudo-random samples reaching both extremes, for 1 to 6 channels merged and split, fed
+  /// in pieces of every size: a merged bin's extremes are taken of the channels' sums and
+  /// divided once, which must equal dividing every sample.
+  @Test(arguments: [1, 2, 3, 6])
+  func builderEqualsDefinition(channels: Int) {
+    var state: UInt32 = 12345
+    func next() -> Int {
+      state = state &* 1_664_525 &+ 1_013_904_223
+      let value = Int(state >> 16) - 32768
+      return value % 7 == 0 ? (value < 0 ? -32768 : 32767) : value
+    }
+    let frames = 5000
+    let perChannel = (0..<channels).map { _ in (0..<frames).map { _ in next() } }
+    let interleaved = (0..<frames).flatMap { n in perChannel.map { Int16($0[n]) } }
+    for split in [false, true] {
+      for size in [1, 7, 256, 1024, 6000] {
+        var builder = Waveform.Builder(
+          inputChannels: channels, split: split, samplesPerPixel: size)
+        var at = 0
+        var piece = 1
+        interleaved.withUnsafeBufferPointer { all in
+          while at < frames {
+            let take = min(piece, frames - at)
+            builder.add(
+              UnsafeBufferPointer(rebasing: all[(at * channels)..<((at + take) * channels)]))
+            at += take
+            piece = piece * 3 % 1001 + 1
+          }
+        }
+        let waveform = builder.finish(sampleRate: 8000)
+        #expect(
+          waveform.values(bits: 16) == Self.bins(perChannel, per: size, split: split),
+          "split \(split), \(size) a bin")
+      }
+    }
+  }
+
   @Test func dataFormats() throws {
     let waveform = Waveform(
       sampleRate: 48000, samplesPerPixel: 512, channels: 2,
@@ -197,6 +235,30 @@ import Testing
         == WaveformTests.bins(try Self.decoded(path), per: 256, split: false))
   }
 
+  /// The one pass with the bins made on a second thread (`WaveformThread`), as `measure` takes
+  /// it for a noise-coded stream with more than one thread: the bins and a picture's columns
+  /// equal those of the ffmpeg CLI's decode, handed over in batches of the default size (three
+  /// for this 6 s stream) and in small ones that end inside bins (1000 bytes: 500 samples).
+  @Test(arguments: [
+    (256, false, WaveformThread.batchBytes), (100, true, 1000), (7, false, 1000),
+    (4410, false, 2),
+  ])
+  func noiseSubstitutionOverlapped(size: Int, split: Bool, batch: Int) throws {
+    let path = fixture("noise_pns.m4a")
+    let expected = WaveformTests.bins(try Self.decoded(path), per: size, split: split)
+    let measured = try Waveform.measureSequentially(
+      .file(path), options: OpenOptions(), samplesPerPixel: size, split: split, columns: nil,
+      overlapped: true, batchBytes: batch)
+    #expect(measured.chunks == 1)
+    #expect(measured.waveform.values(bits: 16) == expected)
+    let pictured = try Waveform.measureSequentially(
+      .file(path), options: OpenOptions(), samplesPerPixel: size, split: split, columns: 37,
+      overlapped: true, batchBytes: batch)
+    #expect(pictured.waveform.data.isEmpty)
+    #expect(pictured.columns == WaveformColumns(measured.waveform, width: 37))
+    #expect(pictured.bins == measured.waveform.length)
+  }
+
   /// Noise only from 5.5 to 7 s, in the middle of three chunks: the plan is made (the first
   /// 5 s draw no noise), the middle chunk's check finds the draws, and one pass is taken.
   @Test func lateNoiseFallsBack() throws {
@@ -279,5 +341,99 @@ import Testing
       columns: 100)
     #expect(measured.columns == nil)
     #expect(measured.waveform.length == (1000 + 6) / 7)
+  }
+}
+
+/// `AudioChunks.drawsNoise`: whether a whole stream codes any band as noise (PNS), the check the
+/// chunks make, after one decode of every packet and a flush (which in FFmpeg 5.1 clears the
+/// overlap, not the noise generator: a stream that drew noise is told apart after it).
+@Suite struct NoiseSurveyTests {
+  /// By construction: steps_lc.m4a was coded with `-aac_pns 0` (no noise bands); noise_pns.m4a
+  /// is white noise coded by FFmpeg's encoder with PNS (its decode from a seek differs from the
+  /// decode from the start: `noiseSubstitutionFallsBack`); noise_late.m4a has noise only from
+  /// 5.5 to 7 s of 12 (`lateNoiseFallsBack`), which the first 5 s the plan looks at miss.
+  @Test func fixtures() {
+    #expect(AudioChunks.drawsNoise(.file(fixture("steps_lc.m4a")), options: OpenOptions()) == false)
+    #expect(AudioChunks.drawsNoise(.file(fixture("noise_pns.m4a")), options: OpenOptions()) == true)
+    #expect(
+      AudioChunks.drawsNoise(.file(fixture("noise_late.m4a")), options: OpenOptions()) == true)
+    // Not AAC: no answer.
+    #expect(AudioChunks.drawsNoise(.file(fixture("steps_mp3.mp4")), options: OpenOptions()) == nil)
+  }
+
+  /// The survey of docs/mediaframe.md ("How common is PNS"): every AAC track of the test-truth
+  /// corpus (`make test-corpus`: $CORPUS_CACHE/corpus/manifest.tsv), with ffprobe's profile,
+  /// channels and the encoder and handler tags, and the verdict (yes, no, n/a where the check
+  /// cannot tell: HE-AAC, more than two channels), written to $CORPUS_CACHE/pns-survey.tsv. Runs
+  /// only when CORPUS_CACHE is set: `CORPUS_CACHE=/work/corpus-cache swift test --filter
+  /// NoiseSurveyTests`. Every AAC LC track of one or two channels must get a verdict.
+  @Test(.enabled(if: ProcessInfo.processInfo.environment["CORPUS_CACHE"] != nil))
+  func corpus() throws {
+    let cache = ProcessInfo.processInfo.environment["CORPUS_CACHE"]!
+    let manifest = try String(contentsOfFile: "\(cache)/corpus/manifest.tsv", encoding: .utf8)
+    var rows = ["path\tprofile\tchannels\tseconds\tencoder\thandler\tident\tnoise"]
+    for line in manifest.split(separator: "\n").dropFirst() {
+      let path = "\(cache)/corpus/\(line.split(separator: "\t")[0])"
+      let probe = try run(
+        "ffprobe",
+        [
+          "-v", "error", "-select_streams", "a:0", "-show_entries",
+          "stream=codec_name,profile,channels,duration:stream_tags=encoder,handler_name"
+            + ":format_tags=encoder",
+          "-of", "default=nw=1", path,
+        ])
+      var fields: [String: String] = [:]
+      for entry in String(decoding: probe.stdout, as: UTF8.self).split(separator: "\n") {
+        let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+        if parts.count == 2, fields[parts[0]] == nil { fields[parts[0]] = parts[1] }
+      }
+      guard fields["codec_name"] == "aac" else { continue }
+      let verdict = AudioChunks.drawsNoise(.file(path), options: OpenOptions())
+      let channels = Int(fields["channels"] ?? "") ?? 0
+      if fields["profile"] == "LC" && (1...2).contains(channels) {
+        #expect(verdict != nil, "\(path)")
+      }
+      let encoder = fields["TAG:encoder"] ?? fields["TAG:ENCODER"] ?? ""
+      // The encoder's own mark in the audio packets: FFmpeg's AAC encoder writes "Lavc" and
+      // its version in a data stream element of the first frame, libfaac "libfaac" and its.
+      let packets = try run(
+        "ffmpeg",
+        ["-nostdin", "-v", "error", "-i", path, "-map", "0:a:0", "-c", "copy", "-f", "data", "-"]
+      ).stdout
+      let ident = Self.marks(in: [UInt8](packets)).joined(separator: " ")
+      rows.append(
+        [
+          String(line.split(separator: "\t")[0]), fields["profile"] ?? "", String(channels),
+          fields["duration"] ?? "", encoder, fields["TAG:handler_name"] ?? "", ident,
+          verdict.map { $0 ? "yes" : "no" } ?? "n/a",
+        ].joined(separator: "\t"))
+    }
+    try (rows.joined(separator: "\n") + "\n").write(
+      toFile: "\(cache)/pns-survey.tsv", atomically: true, encoding: .utf8)
+    #expect(rows.count > 1)
+  }
+
+  /// The distinct "Lavc<version>" and "libfaac <version>" marks in `bytes`.
+  static func marks(in bytes: [UInt8]) -> [String] {
+    var found: [String] = []
+    for prefix in ["Lavc", "libfaac "] {
+      let needle = Array(prefix.utf8)
+      var at = 0
+      while at + needle.count <= bytes.count {
+        if Array(bytes[at..<(at + needle.count)]) == needle {
+          var end = at + needle.count
+          while end < bytes.count, bytes[end] == UInt8(ascii: ".") || (48...57).contains(bytes[end])
+          {
+            end += 1
+          }
+          let mark = String(decoding: bytes[at..<end], as: UTF8.self)
+          if end > at + needle.count, !found.contains(mark) { found.append(mark) }
+          at = end
+        } else {
+          at += 1
+        }
+      }
+    }
+    return found
   }
 }

@@ -369,6 +369,39 @@ package enum AudioChunks {
     return noiseGeneratorUnused(decoder, stream: stream, channels: channels)
   }
 
+  /// Whether decoding the whole of `source`'s audio stream (the ffmpeg CLI's choice) draws from
+  /// the AAC decoder's noise generator, that is codes a band as noise (PNS) anywhere: the check
+  /// the chunks make (`noiseGeneratorUnused`) after one decode of every packet. Nil when it
+  /// cannot be told: not AAC LC, more than two channels (the probe frames are a single channel
+  /// element or a channel pair), or the probe frames did not decode.
+  package static func drawsNoise(_ source: InputSource, options: OpenOptions) -> Bool? {
+    guard let input = try? InputOpener.open(source, options: options),
+      let index = try? StreamChoice.automatic.select(in: input)
+    else { return nil }
+    let parameters = input.stream(index).pointee.codecpar.pointee
+    let channels = Int(parameters.ch_layout.nb_channels)
+    guard parameters.codec_id == AV_CODEC_ID_AAC, parameters.profile == FF_PROFILE_AAC_LOW,
+      (1...2).contains(channels)
+    else { return nil }
+    input.discardAll(except: index)
+    let stream = input.view(index)
+    guard let decoder = try? stream.openDecoder(threads: 1),
+      let fresh = try? stream.openDecoder(threads: 1)
+    else { return nil }
+    let demuxer = Demuxer(input)
+    let frame = Frame()
+    while case .packet? = try? demuxer.next() {
+      guard demuxer.packet.streamIndex == index else { continue }
+      decoder.decode(demuxer.packet, into: frame, failure: { _ in }, body: { _ in true })
+    }
+    decoder.decode(nil, into: frame, failure: { _ in }, body: { _ in true })
+    avcodec_flush_buffers(decoder.pointer)
+    guard let used = noiseFrame(decoder, channels: channels),
+      let reference = noiseFrame(fresh, channels: channels), !used.isEmpty
+    else { return nil }
+    return used != reference
+  }
+
   /// True when `decoder` draws the same noise as a fresh decoder of `stream`: after a frame
   /// of silence (no spectral bands: nothing left to overlap) both decode a frame whose upper
   /// bands are noise (PNS); their float output depends only on the generator's state (the
