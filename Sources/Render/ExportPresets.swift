@@ -338,13 +338,15 @@ package struct SizeBudget: Sendable, Equatable {
   /// pass measured: (target − measured fixed bytes)·8/duration. When the first pass spent less
   /// than half the rate asked, the content may not use the bits: the rate is scaled by what it
   /// spent (at most 4 times), as after a second-pass attempt, whose small miss is corrected
-  /// the same way (asked × (target − fixed)/video bytes). Nil when more rate bought less than 1%
-  /// of the cap, or the video wrote nothing.
+  /// the same way (asked × (target − fixed)/video bytes). Nil when a rate 10% or more higher
+  /// bought less than 1% of the cap, or the video wrote nothing.
   package func nextTwoPassVideoBitRate(after attempts: [MeasuredPass]) -> Int? {
     guard let last = attempts.last else { return firstVideoBitRate }
     if attempts.count >= 2 {
+      // A rate at least 10% higher bought less than 1% of the cap. (A small step up may write
+      // fewer bytes: the first pass is x264's ABR, the later ones its two-pass planning.)
       let previous = attempts[attempts.count - 2]
-      if last.videoBitRate > previous.videoBitRate,
+      if Double(last.videoBitRate) >= 1.1 * Double(previous.videoBitRate),
         last.bytes - previous.bytes < maxBytes / 100, last.bytes < maxBytes
       {
         return nil
