@@ -104,3 +104,30 @@ import Testing
     #expect(second.report.frames == 50)
   }
 }
+
+/// The statistics' directory: made with `mkdtemp` under the parent given (`$TMPDIR` by
+/// default), mode 0700, named `mediatools.` and six random characters (nothing of an input's
+/// name); `remove()` deletes the files it was told of (made or not) and the directory, and an
+/// instance dropped without `remove()` does the same.
+@Suite struct PrivateDirectoryTests {
+  @Test func madePrivateAndRemovedWithItsFiles() throws {
+    let parent = NSTemporaryDirectory() + "private-dir-test-\(getpid())"
+    try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: parent) }
+    let directory = try #require(PrivateDirectory(files: ["a", "a.temp"], parent: parent))
+    let name = (directory.path as NSString).lastPathComponent
+    #expect(name.hasPrefix("mediatools.") && name.count == "mediatools.".count + 6, "\(name)")
+    let attributes = try FileManager.default.attributesOfItem(atPath: directory.path)
+    #expect((attributes[.posixPermissions] as? Int) == 0o700)
+    try Data("x".utf8).write(to: URL(fileURLWithPath: directory.path(of: "a")))
+    directory.remove()
+    #expect(try FileManager.default.contentsOfDirectory(atPath: parent).isEmpty)
+    // Dropped without remove(): deinit removes it.
+    do {
+      let dropped = try #require(PrivateDirectory(files: ["b"], parent: parent))
+      try Data("y".utf8).write(to: URL(fileURLWithPath: dropped.path(of: "b")))
+    }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: parent).isEmpty)
+    #expect(PrivateDirectory(files: [], parent: parent + "/missing") == nil)
+  }
+}
