@@ -286,6 +286,15 @@ import Testing
     #expect((size["minimum_psnr"] as? Double ?? 0) >= 12, "the self-check's floor with a rate set")
     #expect(scratch.contents.isEmpty, "left in TMPDIR: \(scratch.contents)")
     #expect(Set(directory.contents) == ["in.mp4", "doc.json", "out.mp4"], "\(directory.contents)")
+    // The report, attempts included, follows its schema (Python's jsonschema).
+    try result.stdout.write(to: URL(fileURLWithPath: directory.path("report.json")))
+    let valid = try run(
+      "python3",
+      [
+        "Scripts/validate-json.py", "schemas/mediamerge-composition-report.schema.json",
+        directory.path("report.json"),
+      ])
+    #expect(valid.status == 0, "\(valid.stderr)")
     let probe = try run(
       "ffprobe",
       [
