@@ -134,7 +134,9 @@ public struct CompositionRenderReport: Codable, Sendable, Equatable {
   /// The self-check; nil when it was not run.
   @NullEncoded public var check: VideoCheckReport?
   /// Seconds of the render's own thread in each stage (decoding, placing, blending, video
-  /// encoding and muxing, audio); the codecs' worker threads are not in them.
+  /// encoding and muxing, audio); the codecs' worker threads are not in them. A pass that
+  /// replays a `PassMemory` counts reading the pictures back as decoding and muxing the kept
+  /// audio packets as audio.
   public var stages: Stages
 
   /// Seconds per stage.
