@@ -7,8 +7,9 @@
 /// A directory of the process's own, for a library that needs named files of its own while it
 /// works (libx264's two-pass statistics): made with `mkdtemp` (mode 0700) in `$TMPDIR` (or
 /// `/tmp`) under a fixed prefix and a random suffix, never beside an output and never named
-/// after an input. `remove()` deletes the files it was told of and the directory; so does an
-/// interruption (`TemporaryFiles.removeAll`), and so does `deinit` when `remove()` was not called.
+/// after an input. `remove()` deletes the files in it (those it was told of, and any other a
+/// library left) and the directory; so does an interruption (`TemporaryFiles.removeAll`), and so
+/// does `deinit` when `remove()` was not called.
 public final class PrivateDirectory {
   /// The directory's path.
   public let path: String
@@ -44,9 +45,21 @@ public final class PrivateDirectory {
 
   deinit { remove() }
 
-  /// Unlinks `files` in `directory`, then the directory.
+  /// Unlinks `files` in `directory`, then whatever else a library left there (the directory is
+  /// ours alone), then the directory.
   static func remove(_ directory: String, files: [String]) {
     for file in files { _ = unlink(directory + "/" + file) }
+    if let stream = opendir(directory) {
+      var names: [String] = []
+      while let entry = readdir(stream) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+          String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        if name != "." && name != ".." { names.append(name) }
+      }
+      closedir(stream)
+      for name in names { _ = unlink(directory + "/" + name) }
+    }
     _ = rmdir(directory)
   }
 }

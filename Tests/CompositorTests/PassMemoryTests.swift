@@ -107,8 +107,8 @@ import Testing
 
 /// The statistics' directory: made with `mkdtemp` under the parent given (`$TMPDIR` by
 /// default), mode 0700, named `mediatools.` and six random characters (nothing of an input's
-/// name); `remove()` deletes the files it was told of (made or not) and the directory, and an
-/// instance dropped without `remove()` does the same.
+/// name); `remove()` deletes the files it was told of (made or not), any other file in it, and
+/// the directory, and an instance dropped without `remove()` does the same.
 @Suite struct PrivateDirectoryTests {
   @Test func madePrivateAndRemovedWithItsFiles() throws {
     let parent = NSTemporaryDirectory() + "private-dir-test-\(getpid())"
@@ -120,6 +120,8 @@ import Testing
     let attributes = try FileManager.default.attributesOfItem(atPath: directory.path)
     #expect((attributes[.posixPermissions] as? Int) == 0o700)
     try Data("x".utf8).write(to: URL(fileURLWithPath: directory.path(of: "a")))
+    // A file nobody listed (a library's own) goes too.
+    try Data("z".utf8).write(to: URL(fileURLWithPath: directory.path(of: "unlisted")))
     directory.remove()
     #expect(try FileManager.default.contentsOfDirectory(atPath: parent).isEmpty)
     // Dropped without remove(): deinit removes it.
