@@ -4,6 +4,10 @@ import MediaCore
 import OutputKit
 import Render
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// How a composition is encoded: by default H.264 (libx264) and AAC in MP4 with `+faststart`;
 /// `videoCodec`/`audioCodec` choose HEVC, VP9 or AV1 and Opus, `container` MP4, QuickTime,
 /// WebM, Matroska or audio-only M4A (`OutputContainer.refusal` says which pairs a container
@@ -59,6 +63,9 @@ public struct CompositorSettings: Sendable, Equatable {
   /// The chapters to write instead of the plan's markers (a whole-clip merge moves its clips'
   /// own chapters); nil: the markers.
   public var chapters: [CompositorChapter]?
+  /// With `videoBitRate` and H.264: a pass of libx264's two-pass rate control and its
+  /// statistics file (`--max-size`); nil: one pass. Ignored for the other codecs.
+  package var ratePass: EncoderSettings.RatePass?
 
   /// The speed setting in force: `speed`, or libx264's and libx265's `veryfast`, libvpx-vp9's
   /// `cpu-used` 5, SVT-AV1's preset 10.
@@ -127,7 +134,9 @@ public struct CompositionRenderReport: Codable, Sendable, Equatable {
   /// The self-check; nil when it was not run.
   @NullEncoded public var check: VideoCheckReport?
   /// Seconds of the render's own thread in each stage (decoding, placing, blending, video
-  /// encoding and muxing, audio); the codecs' worker threads are not in them.
+  /// encoding and muxing, audio); the codecs' worker threads are not in them. A pass that
+  /// replays a `PassMemory` counts reading the pictures back as decoding and muxing the kept
+  /// audio packets as audio.
   public var stages: Stages
 
   /// Seconds per stage.
@@ -212,29 +221,78 @@ public enum Compositor {
     settings: CompositorSettings = CompositorSettings(),
     progress: (Double) -> Void = { _ in }
   ) throws(CompositorError) -> CompositionRenderReport {
+    let pass = try renderPass(
+      plan, into: output, name: name, settings: settings, progress: progress)
+    return try check(pass, plan: plan, output: output, settings: settings)
+  }
+
+  /// Renders `plan` into `output` (not committed) without the self-check: what a pass of
+  /// `--max-size` does, so that only the pass that is kept is checked (`check(_:...)`).
+  ///
+  /// - Parameter memory: with a `PassMemory`, the first pass keeps the pictures it hands to the
+  ///   encoder and the audio packets it writes, and a later pass replays them instead of
+  ///   decoding and compositing the sources again (nil: render from the sources).
+  /// - Throws: `CompositorError`; `output` is then incomplete and must not be committed.
+  package static func renderPass(
+    _ plan: CompositionPlan, into output: OutputFile, name: String,
+    settings: CompositorSettings, memory: PassMemory? = nil,
+    progress: (Double) -> Void = { _ in }
+  ) throws(CompositorError) -> RenderedPass {
     let started = MonotonicClock.seconds()
     let deadline = settings.timeout.map { started + $0 }
+    let stopReason = Self.stopReason(deadline: deadline, timeout: settings.timeout)
     let shouldStop: @Sendable () -> Bool = {
       Interruption.isRequested || deadline.map { MonotonicClock.seconds() >= $0 } ?? false
     }
-    func stopReason() -> CompositorError? {
+    let replay = memory?.canReplay == true ? memory : nil
+    var renderer = try Renderer(
+      plan: plan, output: output, name: name, settings: settings, shouldStop: shouldStop,
+      replay: replay, record: replay == nil ? memory : nil)
+    try renderer.run(stopReason: stopReason, progress: progress)
+    let renderSeconds = MonotonicClock.seconds() - started
+    let report = renderer.report(renderSeconds: renderSeconds)
+    let pending: PendingCheck? =
+      settings.check
+      ? PendingCheck(
+        canvas: renderer.canvas, frameCount: renderer.frameCount,
+        references: replay?.references ?? renderer.references,
+        damaged: replay?.damaged ?? renderer.damagedSegments,
+        levels: replay != nil ? replay?.levels : renderer.levels)
+      : nil
+    return RenderedPass(
+      report: report, videoBytes: renderer.counters.videoBytes, replayed: replay != nil,
+      pending: pending, deadline: deadline)
+  }
+
+  /// What stops a render: an interruption, or `deadline` passing.
+  static func stopReason(deadline: Double?, timeout: Double?) -> () -> CompositorError? {
+    {
       if Interruption.isRequested { return .render(.interrupted) }
       if let deadline, MonotonicClock.seconds() >= deadline {
-        return .render(.timeout(seconds: settings.timeout))
+        return .render(.timeout(seconds: timeout))
       }
       return nil
     }
-    var renderer = try Renderer(
-      plan: plan, output: output, name: name, settings: settings, shouldStop: shouldStop)
-    try renderer.run(stopReason: stopReason, progress: progress)
-    let renderSeconds = MonotonicClock.seconds() - started
-    var report = renderer.report(renderSeconds: renderSeconds)
+  }
+
+  /// Runs the self-check on a pass `renderPass` wrote into `output` (the video's length and
+  /// pictures against the ones the render put aside, the audio's levels) and returns the pass's
+  /// report with it; the report as it is when `settings.check` is off.
+  ///
+  /// - Throws: `CompositorError.checkFailed`, or what reading the output throws.
+  package static func check(
+    _ pass: RenderedPass, plan: CompositionPlan, output: OutputFile,
+    settings: CompositorSettings
+  ) throws(CompositorError) -> CompositionRenderReport {
+    var report = pass.report
+    guard let pending = pass.pending else { return report }
+    let stopReason = Self.stopReason(deadline: pass.deadline, timeout: settings.timeout)
     if settings.check {
       var checked: VideoCheckReport
       if settings.video {
         checked = try VideoCheck.run(
-          plan: plan, output: output, canvas: renderer.canvas, frames: renderer.frameCount,
-          references: renderer.references, damaged: renderer.damagedSegments,
+          plan: plan, output: output, canvas: pending.canvas, frames: pending.frameCount,
+          references: pending.references, damaged: pending.damaged,
           decoderThreads: settings.threads, minimumPSNR: settings.checkMinimumPSNR,
           stopReason: stopReason)
       } else {
@@ -247,7 +305,7 @@ public enum Compositor {
       let audioStarted = MonotonicClock.seconds()
       let audio = try AudioSelfCheck.check(
         plan: plan, sampleRate: settings.sampleRate, channelCount: settings.channels,
-        output: "/proc/self/fd/\(output.fd)", rendered: renderer.levels)
+        output: "/proc/self/fd/\(output.fd)", rendered: pending.levels)
       if let stop = stopReason() { throw stop }
       checked.audio = audio
       checked.seconds += MonotonicClock.seconds() - audioStarted
@@ -325,7 +383,14 @@ struct Renderer {
   let audioEncoder: CodecEncoder
   let videoStream: Int
   let audioStream: Int
-  let audio: CompositionAudio
+  /// The mixer (nil when a pass replays the audio packets of the one it remembers).
+  let audio: CompositionAudio?
+  /// The pass whose pictures and audio packets this one replays (nil: rendered from sources).
+  let replay: PassMemory?
+  /// Where this pass keeps its pictures and audio packets for a later one (nil: nowhere).
+  let record: PassMemory?
+  /// Bytes of the video packets written.
+  let counters = PassCounters()
   /// The levels of the mix as it is encoded, in the audio self-check's windows (nil: no check).
   var levels: AudioLevelRecorder?
   /// The video self-check's reference pictures, put aside as they are encoded (nil: no check).
@@ -345,11 +410,14 @@ struct Renderer {
 
   init(
     plan: CompositionPlan, output: OutputFile, name: String, settings: CompositorSettings,
-    shouldStop: @escaping @Sendable () -> Bool
+    shouldStop: @escaping @Sendable () -> Bool, replay: PassMemory? = nil,
+    record: PassMemory? = nil
   ) throws(CompositorError) {
     self.plan = plan
     self.name = name
     self.settings = settings
+    self.replay = replay
+    self.record = record
     let render = plan.render
     canvas = Canvas(
       width: render.width, height: render.height, frameRate: render.frameRate,
@@ -406,9 +474,11 @@ struct Renderer {
     } catch {
       throw .render(.muxer("cannot add the streams", error))
     }
-    audio = try CompositionAudio(
-      plan: plan, sampleRate: settings.sampleRate, channelCount: settings.channels)
-    if settings.check {
+    audio =
+      replay == nil
+      ? try CompositionAudio(
+        plan: plan, sampleRate: settings.sampleRate, channelCount: settings.channels) : nil
+    if settings.check, replay == nil {
       let (windows, length) = try AudioSelfCheck.windows(
         plan: plan, sampleRate: settings.sampleRate, channelCount: settings.channels)
       levels = AudioLevelRecorder(
@@ -471,6 +541,11 @@ struct Renderer {
       throw mapWrite(
         error, stopReason: stopReason, doing: "cannot write the \(settings.container) header")
     }
+    if let replay {
+      try runReplay(replay, stopReason: stopReason, progress: progress)
+      return
+    }
+    record?.start(frames: frameCount, width: canvas.width, height: canvas.height)
     if videoEncoder == nil {
       // Audio only: the mix, no pictures.
       let packet = Packet()
@@ -542,6 +617,7 @@ struct Renderer {
       if let looks { picture = try looks.apply(picture, time: time) }
       if let overlays { picture = try overlays.apply(picture, frame: index) }
       references?.keep(picture, frame: index)
+      record?.keep(picture)
       picture.pts = index
       let encodeStart = MonotonicClock.seconds()
       try encodeVideo(picture, packet: packet, stopReason: stopReason)
@@ -565,6 +641,78 @@ struct Renderer {
     do { try muxer.finish() } catch {
       throw mapWrite(error, stopReason: stopReason, doing: "cannot finish \(name)")
     }
+    record?.finish(
+      references: references, levels: levels, damaged: damagedSegments,
+      decodeErrors: decodeErrors, maxOpen: maxOpen, samples: samples,
+      clippedSamples: audio?.clippedSamples ?? 0)
+    progress(plan.duration.seconds)
+  }
+
+  /// A pass that replays `memory`: the pictures the remembered pass handed to the encoder, read
+  /// back in order and encoded again (at this pass's rate), and its audio packets muxed as they
+  /// were; no source is opened.
+  private mutating func runReplay(
+    _ memory: PassMemory, stopReason: () -> CompositorError?, progress: (Double) -> Void
+  ) throws(CompositorError) {
+    samples = memory.samples
+    maxOpen = memory.maxOpen
+    decodeErrors = memory.decodeErrors
+    damagedSegments = memory.damaged
+    let rate = plan.render.frameRate
+    let packet = Packet()
+    let picture: Frame
+    do {
+      picture = try Frame.video(
+        width: canvas.width, height: canvas.height, pixelFormat: .yuv420p,
+        color: memory.pictureColor)
+    } catch {
+      throw .render(.encoder(videoEncoder?.name ?? "video", error))
+    }
+    picture.sampleAspectRatio = memory.pictureAspect
+    var nextAudio = 0
+    let audioPackets = memory.audioPackets
+    func writeAudio(before end: Int64?) throws(CompositorError) {
+      while nextAudio < audioPackets.count {
+        let kept = audioPackets[nextAudio]
+        if let end, let pts = kept.pts, pts >= end { return }
+        let copy = Packet()
+        guard copy.reference(kept) else {
+          throw .render(.encoder(audioEncoder.name, .posix(ENOMEM)))
+        }
+        try write(
+          copy, stream: audioStream, timeBase: audioEncoder.timeBase, stopReason: stopReason)
+        nextAudio += 1
+      }
+    }
+    for index in 0..<frameCount {
+      if let reason = stopReason() { throw reason }
+      let readStart = MonotonicClock.seconds()
+      do { try picture.makeWritable() } catch {
+        throw .render(.encoder(videoEncoder?.name ?? "video", error))
+      }
+      if let code = memory.read(frame: index, into: picture) {
+        throw .render(
+          .output(
+            path: name,
+            .write(OutputError(code: code, action: "reading back the first pass's pictures"))))
+      }
+      picture.pts = index
+      let encodeStart = MonotonicClock.seconds()
+      stages.decode += encodeStart - readStart
+      try encodeVideo(picture, packet: packet, stopReason: stopReason)
+      let audioStart = MonotonicClock.seconds()
+      stages.encodeVideo += audioStart - encodeStart
+      try writeAudio(
+        before: MediaTime(units: index + 1, rate: rate).units(
+          atRate: Rational(Int64(settings.sampleRate), 1)!))
+      stages.audio += MonotonicClock.seconds() - audioStart
+      progress(MediaTime(units: index, rate: rate).seconds)
+    }
+    try encodeVideo(nil, packet: packet, stopReason: stopReason)
+    try writeAudio(before: nil)
+    do { try muxer.finish() } catch {
+      throw mapWrite(error, stopReason: stopReason, doing: "cannot finish \(name)")
+    }
     progress(plan.duration.seconds)
   }
 
@@ -584,7 +732,7 @@ struct Renderer {
   ) throws(CompositorError) {
     let frameSize = audioEncoder.frameSize ?? 1024
     while samples < end {
-      guard let block = try audio.next(maxSamples: frameSize) else { return }
+      guard let audio, let block = try audio.next(maxSamples: frameSize) else { return }
       let count = block.channels.first?.count ?? 0
       guard count > 0 else { return }
       levels?.record(block)
@@ -616,6 +764,11 @@ struct Renderer {
   private func write(
     _ packet: Packet, stream: Int, timeBase: Rational, stopReason: () -> CompositorError?
   ) throws(CompositorError) {
+    if stream == videoStream {
+      counters.videoBytes += Int64(packet.bytes.count)
+    } else if let record, replay == nil {
+      record.keep(audio: packet)
+    }
     do {
       try muxer.write(packet, stream: stream, timeBase: timeBase)
     } catch {
@@ -659,7 +812,8 @@ struct Renderer {
         encoder: settings.audioCodec.encoder, sampleRate: settings.sampleRate,
         channels: settings.channels,
         bitRate: settings.audioBitRate),
-      clippedSamples: audio.clippedSamples, maxOpenSources: maxOpen, decodeErrors: decodeErrors,
+      clippedSamples: replay?.clippedSamples ?? audio?.clippedSamples ?? 0, maxOpenSources: maxOpen,
+      decodeErrors: decodeErrors,
       bytes: muxer.bytesWritten, renderSeconds: renderSeconds, check: nil,
       stages: .init(
         decode: stages.decode, place: stages.place, blend: stages.blend,

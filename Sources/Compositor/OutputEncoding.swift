@@ -180,6 +180,7 @@ extension CompositorSettings {
       settings.preset = preset
       settings.profile = profile
       settings.level = level
+      if videoBitRate != nil { settings.ratePass = ratePass }
     case .hevc:
       settings.preset = preset
       settings.profile = profile

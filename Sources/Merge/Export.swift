@@ -217,27 +217,58 @@ public struct SizeReport: Codable, Sendable, Equatable {
     public var videoBitRate: Int
     /// The bytes written.
     public var bytes: Int64
+    /// libx264's two-pass rate control: 1 for the first pass (one-pass ABR that writes x264's
+    /// statistics), 2 for a pass planned from them; null for the measured one-pass loop of the
+    /// other encoders (or when no statistics directory could be made).
+    @NullEncoded public var x264Pass: Int?
+    /// The pass encoded the pictures and audio packets the first pass kept (`PassMemory`)
+    /// instead of decoding and compositing the sources again.
+    public var replayed: Bool
   }
 }
 
-/// Renders a plan under `--max-size`: passes at the video rate `SizeBudget` computes, each
-/// measured, until one lands within 95-100% of the cap; keeps that one (or, when the content
-/// cannot use the bits, the largest under the cap).
+/// One pass `SizedRender` asks for.
+struct SizedPass {
+  /// The video bit rate.
+  var videoBitRate: Int
+  /// libx264's two-pass rate control (nil: a one-pass encode at the rate).
+  var ratePass: EncoderSettings.RatePass?
+  /// The first pass's pictures and audio, kept or replayed.
+  var memory: PassMemory?
+}
+
+/// Renders a plan under `--max-size`, each pass into its own unnamed output, measured, until one
+/// lands within 95-100% of the cap; keeps that one (or, when the content cannot use the bits,
+/// the largest under the cap). Only the kept pass is self-checked.
+///
+/// H.264: the first pass is libx264's one-pass ABR writing x264's statistics (`stats` in a
+/// `PrivateDirectory` under `$TMPDIR`, removed at the end); when it misses, the next passes use
+/// x264's two-pass rate control at the rate `SizeBudget.nextTwoPassVideoBitRate` gives. Other
+/// encoders: the measured loop (`SizeBudget.nextVideoBitRate`). Every pass after the first
+/// replays the first one's pictures and audio packets when they fit (`PassMemory`).
 enum SizedRender {
   /// At most this many passes.
   static let maxPasses = 5
+  /// The statistics file's name inside the private directory, and the files x264 makes of it.
+  static let statsName = "x264.stats"
+  static let statsFiles = [
+    statsName, statsName + ".temp", statsName + ".mbtree", statsName + ".mbtree.temp",
+  ]
 
-  /// Runs `render` (a pass at a video bit rate into a new unnamed output) until the budget is
-  /// met; returns the kept output, its report and the size report.
+  /// Runs `render` (a pass into a new unnamed output) until the budget is met, then `check` on
+  /// the kept pass; returns the kept output, its checked report and the size report.
   ///
+  /// - Parameter twoPass: the video encoder is libx264 (its two-pass rate control is used).
   /// - Throws: `MergeError.maxSizeUnreachable` when the cap cannot hold the audio and the
-  ///   container, or every pass is over it; what `render` throws.
+  ///   container, or every pass is over it; what `render` and `check` throw.
   static func run(
-    budget: SizeBudget, path: String,
-    render: (Int) throws(MergeError) -> (output: OutputFile, report: CompositionRenderReport)
+    budget: SizeBudget, path: String, twoPass: Bool, memoryLimit: Int64 = PassMemory.limit(),
+    render: (SizedPass) throws(MergeError) -> (output: OutputFile, pass: RenderedPass),
+    check: (OutputFile, RenderedPass) throws(MergeError) -> CompositionRenderReport
   ) throws(MergeError) -> (output: OutputFile, report: CompositionRenderReport, size: SizeReport) {
-    var attempts: [(videoBitRate: Int, bytes: Int64)] = []
-    var kept: (output: OutputFile, report: CompositionRenderReport, index: Int)?
+    var attempts: [SizeBudget.MeasuredPass] = []
+    var kinds: [(x264Pass: Int?, replayed: Bool)] = []
+    var kept: (output: OutputFile, pass: RenderedPass, index: Int)?
     guard var rate = budget.firstVideoBitRate else {
       throw .maxSizeUnreachable(
         path: path,
@@ -245,17 +276,33 @@ enum SizedRender {
           + "\(budget.audioBitRate) b/s) and the container (\(budget.containerOverhead) bytes) "
           + "over \(fixed(budget.duration, places: 3)) s")
     }
+    // x264 needs a named statistics file: a directory of our own, removed however this ends.
+    let statistics = twoPass ? PrivateDirectory(files: statsFiles) : nil
+    defer { statistics?.remove() }
+    let memory = PassMemory(limit: memoryLimit)
+    defer { memory.forget() }
     var reason: String?
     while attempts.count < maxPasses {
-      let pass = try render(rate)
-      let bytes = fileSize(pass.output.fd) ?? pass.report.bytes
-      attempts.append((rate, bytes))
+      var pass = SizedPass(videoBitRate: rate, memory: memory)
+      if let statistics {
+        let stats = statistics.path(of: statsName)
+        pass.ratePass = attempts.isEmpty ? .first(stats: stats) : .second(stats: stats)
+      }
+      let result = try render(pass)
+      let bytes = fileSize(result.output.fd) ?? result.pass.report.bytes
+      attempts.append((rate, bytes, result.pass.videoBytes))
+      kinds.append((statistics == nil ? nil : attempts.count == 1 ? 1 : 2, result.pass.replayed))
       // Keep the best pass so far (what `choice` would pick), drop the others at once.
-      if let best = budget.choice(among: attempts), best == attempts.count - 1 {
-        kept = (pass.output, pass.report, best)
+      let measured = attempts.map { (videoBitRate: $0.videoBitRate, bytes: $0.bytes) }
+      if let best = budget.choice(among: measured), best == attempts.count - 1 {
+        kept = (result.output, result.pass, best)
       }
       if budget.accepts(bytes) { break }
-      guard let next = budget.nextVideoBitRate(after: attempts) else {
+      let next =
+        statistics != nil
+        ? budget.nextTwoPassVideoBitRate(after: attempts)
+        : budget.nextVideoBitRate(after: measured)
+      guard let next else {
         if bytes <= budget.maxBytes {
           reason =
             "more video bit rate bought less than 1% of the cap: the content needs fewer bits "
@@ -266,6 +313,8 @@ enum SizedRender {
       if attempts.contains(where: { $0.videoBitRate == next }) { break }
       rate = next
     }
+    statistics?.remove()
+    memory.forget()
     guard let kept else {
       throw .maxSizeUnreachable(
         path: path,
@@ -273,6 +322,7 @@ enum SizedRender {
           + attempts.map { "\($0.videoBitRate) b/s wrote \($0.bytes) bytes" }.joined(
             separator: ", "))
     }
+    let report = try check(kept.output, kept.pass)
     let bytes = attempts[kept.index].bytes
     if reason == nil, !budget.accepts(bytes) {
       reason =
@@ -283,9 +333,13 @@ enum SizedRender {
       maxBytes: budget.maxBytes, bytes: bytes,
       fraction: Double(bytes) / Double(budget.maxBytes), passes: attempts.count,
       videoBitRate: attempts[kept.index].videoBitRate,
-      attempts: attempts.map { SizeReport.Attempt(videoBitRate: $0.videoBitRate, bytes: $0.bytes) },
-      minimumPSNR: kept.report.check?.segments.compactMap(\.psnr).min(), reason: reason)
-    return (kept.output, kept.report, size)
+      attempts: zip(attempts, kinds).map {
+        SizeReport.Attempt(
+          videoBitRate: $0.videoBitRate, bytes: $0.bytes, x264Pass: $1.x264Pass,
+          replayed: $1.replayed)
+      },
+      minimumPSNR: report.check?.segments.compactMap(\.psnr).min(), reason: reason)
+    return (kept.output, report, size)
   }
 }
 
@@ -471,15 +525,25 @@ public struct CompositionExport: Sendable {
       settings.constrainedRate = false
       settings.videoMaxRate = nil
       settings.videoBufferSize = nil
-      let sized = try SizedRender.run(budget: budget, path: path) { rate throws(MergeError) in
+      let sized = try SizedRender.run(
+        budget: budget, path: path, twoPass: settings.videoCodec == .h264 && settings.video
+      ) { sized throws(MergeError) in
         var pass = settings
-        pass.videoBitRate = rate
+        pass.videoBitRate = sized.videoBitRate
+        pass.ratePass = sized.ratePass
         pass.timeout = deadline.map { max(1e-3, $0 - MonotonicClock.seconds()) }
         let output = try stage()
         do throws(CompositorError) {
-          let report = try Compositor.render(
-            plan, into: output, name: path, settings: pass, progress: progress)
-          return (output, report)
+          let rendered = try Compositor.renderPass(
+            plan, into: output, name: path, settings: pass, memory: sized.memory,
+            progress: progress)
+          return (output, rendered)
+        } catch {
+          throw MergeExecutor.mergeError(error, output: path)
+        }
+      } check: { output, rendered throws(MergeError) in
+        do throws(CompositorError) {
+          return try Compositor.check(rendered, plan: plan, output: output, settings: settings)
         } catch {
           throw MergeExecutor.mergeError(error, output: path)
         }

@@ -137,16 +137,27 @@ public struct MergeExecutor: Sendable {
       settings.constrainedRate = false
       settings.videoMaxRate = nil
       settings.videoBufferSize = nil
-      let sized = try SizedRender.run(budget: budget, path: plan.output) {
-        rate throws(MergeError) in
+      let sized = try SizedRender.run(
+        budget: budget, path: plan.output,
+        twoPass: settings.videoCodec == .h264 && settings.video
+      ) { sized throws(MergeError) in
         var pass = settings
-        pass.videoBitRate = rate
+        pass.videoBitRate = sized.videoBitRate
+        pass.ratePass = sized.ratePass
         pass.timeout = deadline.map { max(1e-3, $0 - MonotonicClock.seconds()) }
         let output = try stage(plan.output)
         do throws(CompositorError) {
-          let report = try Compositor.render(
-            loaded.plan, into: output, name: plan.output, settings: pass, progress: progress)
-          return (output, report)
+          let rendered = try Compositor.renderPass(
+            loaded.plan, into: output, name: plan.output, settings: pass,
+            memory: sized.memory, progress: progress)
+          return (output, rendered)
+        } catch {
+          throw Self.mergeError(error, output: plan.output)
+        }
+      } check: { output, rendered throws(MergeError) in
+        do throws(CompositorError) {
+          return try Compositor.check(
+            rendered, plan: loaded.plan, output: output, settings: settings)
         } catch {
           throw Self.mergeError(error, output: plan.output)
         }

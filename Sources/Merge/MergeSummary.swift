@@ -85,6 +85,10 @@ public enum MergeSummary {
     "size: \(size.bytes) of \(size.maxBytes) bytes (\(fixed(100 * size.fraction, places: 1))%) "
       + "after \(size.passes) pass\(size.passes == 1 ? "" : "es") at "
       + "\(size.videoBitRate) b/s video"
+      + (size.attempts.contains { $0.x264Pass == 2 }
+        ? " (x264's two-pass"
+          + (size.attempts.contains(where: \.replayed) ? " on the first pass's pictures)" : ")")
+        : "")
       + (size.minimumPSNR.map { ", lowest PSNR \(fixed($0, places: 1)) dB" } ?? "")
       + (size.reason.map { "; under 95%: \($0)" } ?? "") + "\n"
   }

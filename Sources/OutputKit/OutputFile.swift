@@ -362,14 +362,27 @@ public final class OutputFile {
 public enum TemporaryFiles {
   private static let paths = Mutex<Set<String>>([])
 
+  private static let directories = Mutex<[String: [String]]>([:])
+
   static func register(_ path: String) { _ = paths.withLock { $0.insert(path) } }
   static func unregister(_ path: String) { _ = paths.withLock { $0.remove(path) } }
+  static func register(directory: String, files: [String]) {
+    directories.withLock { $0[directory] = files }
+  }
+  static func unregister(directory: String) { directories.withLock { $0[directory] = nil } }
 
-  /// Removes every temporary file still being written (call when interrupted).
+  /// Removes every temporary file still being written, and every `PrivateDirectory` still open
+  /// with the files it may hold (call when interrupted).
   public static func removeAll() {
     paths.withLock { paths in
       for path in paths { FileName.withCString(path) { _ = unlink($0) } }
       paths.removeAll()
+    }
+    directories.withLock { directories in
+      for (directory, files) in directories {
+        PrivateDirectory.remove(directory, files: files)
+      }
+      directories.removeAll()
     }
   }
 }

@@ -325,4 +325,45 @@ package struct SizeBudget: Sendable, Equatable {
     let next = min((target - fixed) / slope, 4 * Double(last.videoBitRate))
     return next >= 1000 ? Int(next.rounded(.down)) : nil
   }
+
+  /// One pass as the two-pass loop sees it: the video bit rate asked, the bytes written, and the
+  /// bytes of the video packets among them (the rest is audio and container, measured).
+  package typealias MeasuredPass = (videoBitRate: Int, bytes: Int64, videoBytes: Int64)
+
+  /// The next video bit rate when the passes after the first use libx264's two-pass rate
+  /// control (the first pass wrote its statistics). x264's second pass spends the rate it is
+  /// asked over the whole output, closely (where its one-pass ABR can miss by half on a short
+  /// busy clip: 6 s of heavy noise at 222 kb/s wrote 338 kb/s, measured), so after the first
+  /// pass the video is given what the target leaves beside the audio and container bytes that
+  /// pass measured: (target − measured fixed bytes)·8/duration. When the first pass spent less
+  /// than half the rate asked, the content may not use the bits: the rate is scaled by what it
+  /// spent (at most 4 times), as after a second-pass attempt, whose small miss is corrected
+  /// the same way (asked × (target − fixed)/video bytes). Nil when a rate 10% or more higher
+  /// bought less than 1% of the cap, or the video wrote nothing.
+  package func nextTwoPassVideoBitRate(after attempts: [MeasuredPass]) -> Int? {
+    guard let last = attempts.last else { return firstVideoBitRate }
+    if attempts.count >= 2 {
+      // A rate at least 10% higher bought less than 1% of the cap. (A small step up may write
+      // fewer bytes: the first pass is x264's ABR, the later ones its two-pass planning.)
+      let previous = attempts[attempts.count - 2]
+      if Double(last.videoBitRate) >= 1.1 * Double(previous.videoBitRate),
+        last.bytes - previous.bytes < maxBytes / 100, last.bytes < maxBytes
+      {
+        return nil
+      }
+    }
+    guard last.videoBytes > 0 else { return nil }
+    let fixed = Double(last.bytes - last.videoBytes)
+    let videoTarget = Double(targetBytes) - fixed
+    let asked = Double(last.videoBitRate) * duration / 8
+    let next: Double
+    if attempts.count == 1, Double(last.videoBytes) >= asked / 2 {
+      next = videoTarget * 8 / duration
+    } else {
+      next = min(
+        Double(last.videoBitRate) * videoTarget / Double(last.videoBytes),
+        4 * Double(last.videoBitRate))
+    }
+    return next >= 1000 ? Int(next.rounded(.down)) : nil
+  }
 }

@@ -50,6 +50,17 @@ package final class CodecEncoder {
       case .encoderDefault:
         break
       }
+      switch settings.ratePass {
+      case .first(let stats):
+        context.pointee.flags |= Int32(AV_CODEC_FLAG_PASS1)
+        options["fastfirstpass"] = "0"
+        options["stats"] = stats
+      case .second(let stats):
+        context.pointee.flags |= Int32(AV_CODEC_FLAG_PASS2)
+        options["stats"] = stats
+      case nil:
+        break
+      }
       if let preset = settings.preset { options["preset"] = preset }
       if let tune = settings.tune { options["tune"] = tune }
       if let profile = settings.profile { options["profile"] = profile }

@@ -18,6 +18,20 @@ package enum EncoderSettings {
     case encoderDefault
   }
 
+  /// One pass of libx264's two-pass rate control (`AV_CODEC_FLAG_PASS1`/`PASS2` and its `stats`
+  /// file, as libavcodec's libx264.c maps them onto x264's `b_stat_write`/`b_stat_read`).
+  package enum RatePass: Sendable, Hashable {
+    /// The first pass: an average bit rate encode (x264's one-pass ABR) that also writes x264's
+    /// statistics to the file at `stats` (x264 writes `stats` and `stats.mbtree`, each through a
+    /// `.temp` file renamed when the encoder closes). `fastfirstpass` is 0, so x264 keeps the
+    /// preset's own analysis: the pictures are those of a one-pass encode and may be kept.
+    case first(stats: String)
+    /// The second pass: x264's two-pass rate control, planned over the whole output from the
+    /// statistics at `stats` (the same frames and settings as the first pass), aiming at the
+    /// bit rate asked.
+    case second(stats: String)
+  }
+
   /// A video encoder's settings.
   package struct Video: Sendable, Hashable {
     /// The encoder, by FFmpeg's name (`libx264`).
@@ -54,6 +68,8 @@ package enum EncoderSettings {
     /// The encoder's private options by FFmpeg's names (`x265-params`, `cpu-used`, `row-mt`),
     /// for what the typed fields do not say; one the encoder does not take is an error.
     package var options: [String: String] = [:]
+    /// A pass of libx264's two-pass rate control (nil: one pass); needs `.bitRate`.
+    package var ratePass: RatePass?
 
     /// Settings for `encoder` at `width`x`height` and `frameRate`; the rest defaults to 8-bit
     /// 4:2:0, square pixels, BT.709, CRF 23 and the encoder's own preset, profile, level and

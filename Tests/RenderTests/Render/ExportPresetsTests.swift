@@ -175,6 +175,33 @@ import Testing
     #expect(budget.choice(among: [(905_023, 8_100_000)]) == nil)
   }
 
+  /// The two-pass loop's next rate, written out (8 MB over 60 s, target 7,800,000 bytes). After
+  /// the first pass: the video gets what the target leaves beside the audio and container bytes
+  /// that pass measured; after a second-pass attempt, or when the first pass spent under half the
+  /// rate asked: the rate scaled by target video bytes / video bytes written (at most 4 times).
+  @Test func twoPassNextRate() throws {
+    let budget = SizeBudget(
+      maxBytes: 8_000_000, duration: 60, audioBitRate: 128_000, frameRate: 30,
+      audioFrameRate: 48000.0 / 1024)
+    // 9,000,000 bytes, 8,000,000 of them video (the ABR overshot): fixed 1,000,000 measured,
+    // so (7,800,000 − 1,000,000) × 8 / 60 = 906,666.67 b/s.
+    #expect(budget.nextTwoPassVideoBitRate(after: [(905_023, 9_000_000, 8_000_000)]) == 906_666)
+    // A second-pass attempt at 906,666 b/s wrote 6,600,000 video bytes of 7,620,000: the rate
+    // scaled by (7,800,000 − 1,020,000) / 6,600,000.
+    #expect(
+      budget.nextTwoPassVideoBitRate(after: [
+        (905_023, 9_000_000, 8_000_000), (906_666, 7_620_000, 6_600_000),
+      ]) == Int((906_666.0 * 6_780_000 / 6_600_000).rounded(.down)))
+    // A first pass that spent under half the rate (still content): scaled, 4 times at most;
+    // then a higher rate that buys under 1% of the cap ends the loop.
+    #expect(budget.nextTwoPassVideoBitRate(after: [(905_023, 2_000_000, 1_000_000)]) == 3_620_092)
+    #expect(
+      budget.nextTwoPassVideoBitRate(after: [
+        (905_023, 2_000_000, 1_000_000), (3_620_092, 2_050_000, 1_050_000),
+      ]) == nil)
+    #expect(budget.nextTwoPassVideoBitRate(after: []) == 905_023)
+  }
+
   /// The measured rate loop through Render's Transcoder on three contents made by construction
   /// (320×240, 25 fps, 4 s, with a 1 kHz tone): noise over testsrc2 (high motion), testsrc2
   /// (moving graphics) and one colour (static). Every attempt is written and measured on disk.
