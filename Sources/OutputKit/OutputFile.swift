@@ -102,14 +102,22 @@ public final class OutputFile {
     let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
     var template =
       FileName.bytes(directory + "." + name + ".XXXXXX.part").map { CChar(bitPattern: $0) } + [0]
-    let opened = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 5) }
-    guard opened >= 0 else { throw .write(OutputError(code: errno, action: "creating \(path)")) }
+    var opened: Int32 = -1
+    var failure = EINTR  // what is reported when an interruption came first
+    let made = TemporaryFiles.creating {
+      opened = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 5) }
+      guard opened >= 0 else {
+        failure = errno
+        return nil
+      }
+      return FileName.string(fromBytes: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) })
+    }
+    guard let temporary = made else {
+      throw .write(OutputError(code: failure, action: "creating \(path)"))
+    }
     fd = opened
     _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-    let temporary = FileName.string(
-      fromBytes: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) })
     kind = .named(temporary: temporary, path: path, directory: directory, overwrite: overwrite)
-    TemporaryFiles.register(temporary)
     fchmod(fd, 0o666 & ~processUmask)
   }
 
@@ -310,10 +318,14 @@ public final class OutputFile {
     for _ in 0..<100 {
       let random = String((0..<6).map { _ in letters.randomElement()! })
       let temporary = directory + "." + name + "." + random + ".part"
-      TemporaryFiles.register(temporary)
-      guard let error = link(fd, to: temporary) else { return temporary }
-      TemporaryFiles.unregister(temporary)
-      if error != EEXIST {
+      var error: Int32? = EINTR  // what is reported when an interruption came first
+      if TemporaryFiles.creating({
+        error = link(fd, to: temporary)
+        return error == nil ? temporary : nil
+      }) != nil {
+        return temporary
+      }
+      if let error, error != EEXIST {
         throw .write(OutputError(code: error, action: "creating \(path)"))
       }
     }
@@ -359,30 +371,54 @@ public final class OutputFile {
 }
 
 /// The temporary files being written, so an interrupted process can remove them before it exits.
+///
+/// A file is made and registered under one lock (`creating`), and `removeAll` takes the same lock
+/// and closes the register: an interruption either comes first (nothing more is made) or finds
+/// the file registered; no window leaves a `.part` file or a private directory behind.
 public enum TemporaryFiles {
-  private static let paths = Mutex<Set<String>>([])
-
-  private static let directories = Mutex<[String: [String]]>([:])
-
-  static func register(_ path: String) { _ = paths.withLock { $0.insert(path) } }
-  static func unregister(_ path: String) { _ = paths.withLock { $0.remove(path) } }
-  static func register(directory: String, files: [String]) {
-    directories.withLock { $0[directory] = files }
+  private struct Register {
+    var files: Set<String> = []
+    var directories: [String: [String]] = [:]
+    var closed = false
   }
-  static func unregister(directory: String) { directories.withLock { $0[directory] = nil } }
+  private static let register = Mutex(Register())
+
+  /// Runs `make`, which makes a temporary file and returns its path (nil when it made none),
+  /// and registers that path before an interruption can run; nil without calling `make` once
+  /// `removeAll` has run.
+  static func creating(_ make: () -> String?) -> String? {
+    register.withLock { register in
+      guard !register.closed, let path = make() else { return nil }
+      register.files.insert(path)
+      return path
+    }
+  }
+
+  /// As `creating`, for a private directory and the names of the files it may come to hold.
+  static func creatingDirectory(files: [String], _ make: () -> String?) -> String? {
+    register.withLock { register in
+      guard !register.closed, let path = make() else { return nil }
+      register.directories[path] = files
+      return path
+    }
+  }
+
+  static func unregister(_ path: String) { _ = register.withLock { $0.files.remove(path) } }
+  static func unregister(directory: String) {
+    register.withLock { $0.directories[directory] = nil }
+  }
 
   /// Removes every temporary file still being written, and every `PrivateDirectory` still open
-  /// with the files it may hold (call when interrupted).
+  /// with the files it may hold, and makes no more (call when interrupted).
   public static func removeAll() {
-    paths.withLock { paths in
-      for path in paths { FileName.withCString(path) { _ = unlink($0) } }
-      paths.removeAll()
-    }
-    directories.withLock { directories in
-      for (directory, files) in directories {
+    register.withLock { register in
+      register.closed = true
+      for path in register.files { FileName.withCString(path) { _ = unlink($0) } }
+      register.files.removeAll()
+      for (directory, files) in register.directories {
         PrivateDirectory.remove(directory, files: files)
       }
-      directories.removeAll()
+      register.directories.removeAll()
     }
   }
 }

@@ -22,14 +22,15 @@ public final class PrivateDirectory {
   public init?(files: [String], parent: String? = nil) {
     let base = parent ?? getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
     var template = Array((base + "/mediatools.XXXXXX").utf8CString)
-    let made = template.withUnsafeMutableBufferPointer { buffer -> String? in
-      guard let result = mkdtemp(buffer.baseAddress!) else { return nil }
-      return String(cString: result)
+    let made = TemporaryFiles.creatingDirectory(files: files) {
+      template.withUnsafeMutableBufferPointer { buffer -> String? in
+        guard let result = mkdtemp(buffer.baseAddress!) else { return nil }
+        return String(cString: result)
+      }
     }
     guard let made else { return nil }
     path = made
     self.files = files
-    TemporaryFiles.register(directory: made, files: files)
   }
 
   /// The path of `name` inside the directory.
