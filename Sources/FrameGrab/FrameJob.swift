@@ -177,6 +177,8 @@ public enum FrameJob {
     }
     switch options.mode {
     case .at(let seconds):
+      // One time: nothing after its frame in decoding order is decoded.
+      grabber.stopsAtTarget = true
       let grab = try grabber.grab(
         at: seconds, tolerance: options.tolerance, maxSize: options.maxSize)
       let size = try write(grab.picture, to: output)

@@ -286,8 +286,12 @@ struct MediaFrameCommand: ParsableCommand {
     let inputs = try input.inputs(arguments: self.inputs)
     let workers = workerCount(items: inputs.knownCount, jobs: parallel.jobs)
     // Each input's decoder maps its pictures anew (a 2160p 10-bit one is ~25 MB): with many
-    // inputs they come from the kept heap instead (mediaprobe --verify's setting).
-    tuneMemoryAllocator(heapBlocksUpTo: (inputs.knownCount ?? 2) > 1 ? 32 << 20 : 1 << 20)
+    // inputs they come from the kept heap instead (mediaprobe --verify's setting), one heap
+    // for every thread, keeping up to 512 MiB spare (a 2160p HEVC decoder's ~150 MB).
+    let many = (inputs.knownCount ?? 2) > 1
+    tuneMemoryAllocator(
+      heapBlocksUpTo: many ? 32 << 20 : 1 << 20, keepingFree: many ? 512 << 20 : 64 << 20,
+      oneArena: many)
     var options = FrameJobOptions()
     options.mode = mode
     options.tolerance = tolerance
