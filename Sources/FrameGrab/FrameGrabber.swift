@@ -132,11 +132,16 @@ public final class FrameGrabber {
   /// Opens `source` and picks the stream: the first video stream that is not cover art (the
   /// default one first), or the cover art when `cover` is set.
   ///
-  /// - Parameter threads: decoder threads (0: FFmpeg's choice).
+  /// - Parameters:
+  ///   - threads: decoder threads (0: FFmpeg's choice).
+  ///   - oneThreadUpTo: with `threads` 0, a picture of at most this many pixels is decoded on
+  ///     one thread (0: none): for the few frames of a poster, starting frame threads and
+  ///     copying the decoder's context to each costs more than they give.
   /// - Throws: `FrameError.input` (the probe's code), `.noVideo`, `.noCover`, `.decoder`.
-  public init(source: InputSource, options: OpenOptions, cover: Bool, threads: Int = 0)
-    throws(FrameError)
-  {
+  public init(
+    source: InputSource, options: OpenOptions, cover: Bool, threads: Int = 0,
+    oneThreadUpTo: Int = 0
+  ) throws(FrameError) {
     let input: InputFile
     do { input = try InputOpener.open(source, options: options) } catch { throw .input(error) }
     let streams = input.streams
@@ -152,6 +157,7 @@ public final class FrameGrabber {
       }
       chosen = first
     }
+    let threads = threads == 0 && chosen.width * chosen.height <= oneThreadUpTo ? 1 : threads
     let decoder: CodecDecoder
     do { decoder = try chosen.openDecoder(threads: Int32(threads)) } catch {
       throw .decoder(error)
