@@ -313,7 +313,7 @@ struct MediaFrameCommand: ParsableCommand {
     style.decibels = dbScale
     style.axis = waveformAxis
     let drawing = style
-    orderedParallel(workers: workers, next: inputs.next) {
+    let work: @Sendable (Int, InputPath) -> (String, [String], FrameError?) = {
       (_: Int, path: InputPath) -> (String, [String], FrameError?) in
       var lines: [String] = []
       let display = path.display
@@ -339,7 +339,9 @@ struct MediaFrameCommand: ParsableCommand {
       } catch {
         return (display, lines, error)
       }
-    } emit: { (_: Int, result: (String, [String], FrameError?)) in
+    }
+    let emit: @Sendable (Int, (String, [String], FrameError?)) -> Void = {
+      (_: Int, result: (String, [String], FrameError?)) in
       let (display, lines, error) = result
       for line in lines { Console.out(line + "\n") }
       if let error {
@@ -350,6 +352,17 @@ struct MediaFrameCommand: ParsableCommand {
             ErrorRecord(key: "input", path: display, code: error.code, message: error.message))
             + "\n")
       }
+    }
+    if workers > 1, inputs.knownCount != nil {
+      // The inputs are all named: the largest files start first, so that the last to start
+      // are short and no worker idles while another finishes a long one; records still come
+      // out in the inputs' order.
+      var paths: [InputPath] = []
+      while let path = inputs.next() { paths.append(path) }
+      orderedParallel(
+        items: paths, workers: workers, startOrder: largestFirst(paths), work: work, emit: emit)
+    } else {
+      orderedParallel(workers: workers, next: inputs.next, work: work, emit: emit)
     }
     if failures.withLock({ $0 }) > 0 { throw ExitCode(1) }
   }
