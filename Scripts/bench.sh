@@ -641,7 +641,7 @@ bench_frame() {
   done
   posters_loop() { local f; for f in "$1"/*; do "${ff[@]}" -ss 0.5 -i "$f" -frames:v 1 -vf scale=160:-2 "$work/posters/ff.jpg"; done; }
   # User + system seconds of one run (children included): what other agents' load moves least.
-  cpu_of() { local TIMEFORMAT='%U %S'; { time "$@" >/dev/null 2>&1; } 2>&1 | awk '{ print $1 + $2 }'; }
+  cpu_of() { local TIMEFORMAT='%U %S'; { time "$@" >/dev/null 2>&1 || true; } 2>&1 | awk '{ print $1 + $2 }'; }
   local set one two cpu1 cpu2 cpuff
   for set in small mixed; do
     one=$(best3 "$frame" --jobs 1 --at 0.5 --max-size 160x160 --force --no-sync --output-dir "$work/posters" "$work/$set"/*)
