@@ -48,7 +48,8 @@ public final class FrameGrabber {
   /// What `reopen()` opens again.
   private let source: InputSource
   private let openOptions: OpenOptions
-  private let threads: Int
+  /// The decoder's thread count as opened (0: FFmpeg's choice).
+  package let threads: Int
   /// One frame's duration in the stream's time base, for frames without timestamps (raw
   /// elementary streams): their times are counted from the start.
   private let frameTicks: Int64

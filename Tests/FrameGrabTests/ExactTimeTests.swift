@@ -1,4 +1,5 @@
 import Foundation
+import AV
 import FrameGrab
 import Testing
 
@@ -89,6 +90,25 @@ import Testing
     let oracle = try ffmpegPicture(
       fixture("numbers_open.mkv"), filters: "select=eq(n\\,\(expected))", width: 64)
     #expect(psnr(grab.picture, oracle) > 40)
+  }
+
+  /// A poster's decoder (`oneThreadUpTo` 1280x720, as FrameJob gives for `--at`) runs on one
+  /// thread for a picture that size or smaller, and keeps FFmpeg's choice (0) above it or
+  /// without the bound; the frame is the same either way. Sizes by construction (64x48) and
+  /// ffprobe (the 1080p fixture).
+  @Test func smallPosterDecodesOnOneThread() throws {
+    let bound = 1280 * 720
+    let small = try FrameGrabber(
+      source: .file(fixture("numbers.mp4")), options: OpenOptions(), cover: false,
+      oneThreadUpTo: bound)
+    #expect(small.threads == 1)
+    #expect(try grabber(fixture("numbers.mp4")).threads == 0)
+    let large = try FrameGrabber(
+      source: .file(sharedFixture("compat_03_h264_high_1080p_5M.mp4")), options: OpenOptions(),
+      cover: false, oneThreadUpTo: bound)
+    #expect(large.threads == 0)
+    small.stopsAtTarget = true
+    #expect(frameNumber(try small.grab(at: 1.9, maxSize: nil).picture) == 19)
   }
 
   @Test func oneGrabberForwardAndBack() throws {
