@@ -646,6 +646,7 @@ bench_frame() {
       "$keys" "$thumbs" "$(echo "$thumbs / $keys" | bc -l)"
   fi
   echo "== one poster (160 px, at 0.5 s) of each of 200 files: small clips (320x240 H.264), then the fixtures (up to 4K HEVC)"
+  echo "   (each decode stops at the poster's packet; --jobs 2 starts the largest files first; wall best of 3, then CPU of one run each)"
   mkdir -p "$work/posters" "$work/small" "$work/mixed"
   mapfile -t clips < <(ls Tests/Fixtures/*.mp4 Tests/Fixtures/*.mkv | grep -v hostile_ | grep -v fragmented_partial)
   for i in $(seq 0 199); do
@@ -653,13 +654,20 @@ bench_frame() {
     cp "${clips[$((i % ${#clips[@]}))]}" "$work/mixed/$(printf '%03d' "$i")_$(basename "${clips[$((i % ${#clips[@]}))]}")"
   done
   posters_loop() { local f; for f in "$1"/*; do "${ff[@]}" -ss 0.5 -i "$f" -frames:v 1 -vf scale=160:-2 "$work/posters/ff.jpg"; done; }
-  local set one two
+  # User + system seconds of one run (children included): what other agents' load moves least.
+  cpu_of() { local TIMEFORMAT='%U %S'; { time "$@" >/dev/null 2>&1 || true; } 2>&1 | awk '{ print $1 + $2 }'; }
+  local set one two cpu1 cpu2 cpuff
   for set in small mixed; do
     one=$(best3 "$frame" --jobs 1 --at 0.5 --max-size 160x160 --force --no-sync --output-dir "$work/posters" "$work/$set"/*)
     two=$(best3 "$frame" --jobs 2 --at 0.5 --max-size 160x160 --force --no-sync --output-dir "$work/posters" "$work/$set"/*)
     theirs=$(best3 posters_loop "$work/$set")
     printf '%s: mediaframe --jobs 1 %.3f s, --jobs 2 %.3f s; ffmpeg loop %.3f s; loop / mediaframe = %.1fx (--jobs 1), %.1fx (--jobs 2) (target >= 10x)\n' \
       "$set" "$one" "$two" "$theirs" "$(echo "$theirs / $one" | bc -l)" "$(echo "$theirs / $two" | bc -l)"
+    cpu1=$(cpu_of "$frame" --jobs 1 --at 0.5 --max-size 160x160 --force --no-sync --output-dir "$work/posters" "$work/$set"/*)
+    cpu2=$(cpu_of "$frame" --jobs 2 --at 0.5 --max-size 160x160 --force --no-sync --output-dir "$work/posters" "$work/$set"/*)
+    cpuff=$(cpu_of posters_loop "$work/$set")
+    printf '%s CPU: mediaframe --jobs 1 %.2f s, --jobs 2 %.2f s; ffmpeg loop %.2f s; loop / mediaframe = %.1fx, %.1fx\n' \
+      "$set" "$cpu1" "$cpu2" "$cpuff" "$(echo "$cpuff / $cpu1" | bc -l)" "$(echo "$cpuff / $cpu2" | bc -l)"
   done
   echo "== a 10x10 contact sheet (160 px tiles) of the 10 min clip"
   ours=$(best3 "$frame" "$work/10min.mp4" --sheet 10x10 --max-size 160x160 --force --no-sync -o "$work/sheet.jpg")

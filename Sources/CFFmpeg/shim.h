@@ -43,8 +43,12 @@ static inline void mt_keep_freed_memory(int trim_threshold, int top_pad, int mma
     mallopt(M_TOP_PAD, top_pad);
     mallopt(M_MMAP_THRESHOLD, mmap_threshold);
 }
+/* Every thread allocates from the main heap (brk), which only the trim threshold shrinks:
+ * a thread's own arena unmaps its 64 MiB heaps as they empty. */
+static inline void mt_one_arena(void) { mallopt(M_ARENA_MAX, 1); }
 #else
 static inline void mt_keep_freed_memory(int trim_threshold, int top_pad, int mmap_threshold) {}
+static inline void mt_one_arena(void) {}
 #endif
 
 /* av_log callbacks: Swift cannot va_copy, and a message must be both formatted for us and

@@ -48,7 +48,8 @@ public final class FrameGrabber {
   /// What `reopen()` opens again.
   private let source: InputSource
   private let openOptions: OpenOptions
-  private let threads: Int
+  /// The decoder's thread count as opened (0: FFmpeg's choice).
+  package let threads: Int
   /// One frame's duration in the stream's time base, for frames without timestamps (raw
   /// elementary streams): their times are counted from the start.
   private let frameTicks: Int64
@@ -79,6 +80,21 @@ public final class FrameGrabber {
   /// Packets sent so far with `skipsNonReferenceFrames` (their frame not decoded when no
   /// other frame refers to it).
   package private(set) var packetsSentSkippable = 0
+  /// Packets sent to the decoder so far (the end not counted).
+  package private(set) var packetsSent = 0
+  /// The next time asked for is the last (`stopsAtTarget`): while decoding toward it, the
+  /// packet of the frame presented then was sent, and the decoder is drained instead of being
+  /// sent the packets after it. Holds that frame's presentation stamp.
+  private var stopTarget: Int64?
+  /// The decoder was drained after the target's packet: packets after it in decoding order
+  /// were never sent, so the next time asked for seeks.
+  private var drainedEarly = false
+  /// The next time asked for is the last one (a poster, `--at`): decoding toward it stops at
+  /// the packet of the frame presented then — the packets after it in decoding order (frames
+  /// shown before it, which it cannot refer to) are not sent, and the decoder is drained. When
+  /// the frame that comes out is not that packet's (it failed to decode), the time is decoded
+  /// again without stopping. A later time asked for seeks. Off by default.
+  public var stopsAtTarget = false
   /// Nothing was read yet: the first frame can be decoded without seeking.
   private var fresh = true
   /// The frame last returned (presented at the time last asked for), with its time.
@@ -94,6 +110,8 @@ public final class FrameGrabber {
 
   /// The stream reorders frames (B-frames): seeks start earlier, as the ffmpeg CLI's.
   let hasDelay: Bool
+  /// The container stores each packet's decoding time (MP4/MOV), not libavformat's guess.
+  private let storesDecodeTimes: Bool
   /// The index of the stream pictures come from.
   public let streamIndex: Int
   /// The pictures are the input's cover art (an attached picture).
@@ -115,11 +133,16 @@ public final class FrameGrabber {
   /// Opens `source` and picks the stream: the first video stream that is not cover art (the
   /// default one first), or the cover art when `cover` is set.
   ///
-  /// - Parameter threads: decoder threads (0: FFmpeg's choice).
+  /// - Parameters:
+  ///   - threads: decoder threads (0: FFmpeg's choice).
+  ///   - oneThreadUpTo: with `threads` 0, a picture of at most this many pixels is decoded on
+  ///     one thread (0: none): for the few frames of a poster, starting frame threads and
+  ///     copying the decoder's context to each costs more than they give.
   /// - Throws: `FrameError.input` (the probe's code), `.noVideo`, `.noCover`, `.decoder`.
-  public init(source: InputSource, options: OpenOptions, cover: Bool, threads: Int = 0)
-    throws(FrameError)
-  {
+  public init(
+    source: InputSource, options: OpenOptions, cover: Bool, threads: Int = 0,
+    oneThreadUpTo: Int = 0
+  ) throws(FrameError) {
     let input: InputFile
     do { input = try InputOpener.open(source, options: options) } catch { throw .input(error) }
     let streams = input.streams
@@ -135,6 +158,7 @@ public final class FrameGrabber {
       }
       chosen = first
     }
+    let threads = threads == 0 && chosen.width * chosen.height <= oneThreadUpTo ? 1 : threads
     let decoder: CodecDecoder
     do { decoder = try chosen.openDecoder(threads: Int32(threads)) } catch {
       throw .decoder(error)
@@ -152,6 +176,7 @@ public final class FrameGrabber {
     timeout = options.timeout
     streamIndex = chosen.index
     hasDelay = chosen.videoDelay > 0
+    storesDecodeTimes = input.formatName.hasPrefix("mov,")
     isCover = cover
     isStill =
       cover || InputFormats.isImagePipe(input.formatName) || input.formatName == "image2"
@@ -254,11 +279,26 @@ public final class FrameGrabber {
       }
       break
     }
+    if drainedEarly {
+      // Packets after the target's were not sent: a later time seeks.
+      positionValid = false
+      if let target = stopTarget, current.flatMap({ stamp(of: $0.0) }) != target {
+        // The target's frame did not come out (it failed to decode): decode the time again
+        // as without stopping, so the answer is the one a whole decode gives.
+        stopTarget = nil
+        stopsAtTarget = false
+        defer { stopsAtTarget = true }
+        return try frame(at: seconds, tolerance: tolerance)
+      }
+    }
     guard let current else {
       throw .noFrame("no frame at or before \(fixed(seconds, places: 3)) s")
     }
     return current
   }
+
+  /// The stamp `frame` carries (`best_effort_timestamp`, else its pts), in stream ticks.
+  private func stamp(of frame: Frame) -> Int64? { frame.bestEffortTimestamp ?? frame.pts }
 
   /// Opens the input again and stands at its start, as when the grabber was made.
   private func reopen() throws(FrameError) {
@@ -276,6 +316,7 @@ public final class FrameGrabber {
     (pending, current, lastKeyframe, lastStamp) = (nil, nil, nil, nil)
     (ended, unsent, fresh, positionValid) = (false, false, true, true)
     (queue, demuxed, outgoing) = ([], false, nil)
+    (stopTarget, drainedEarly) = (nil, false)
   }
 
   /// Decodes forward, keeping in `current` the last frame at or before `limit` (the first frame
@@ -411,6 +452,7 @@ public final class FrameGrabber {
     ended = false
     unsent = false
     (queue, demuxed, outgoing) = ([], false, nil)
+    (stopTarget, drainedEarly) = (nil, false)
     fresh = false
     positionValid = true
   }
@@ -467,11 +509,19 @@ public final class FrameGrabber {
         continue
       }
       if ended { return nil }
-      outgoing = queue.isEmpty ? try readPacket() : queue.removeFirst()
+      if stopTarget != nil && !drainedEarly {
+        // The target's packet is in: drain instead of sending what follows it.
+        drainedEarly = true
+        outgoing = nil
+      } else {
+        outgoing = queue.isEmpty ? try readPacket() : queue.removeFirst()
+      }
       if let packet = outgoing {
-        let skip = try skippable(packet)
+        let (skip, last) = try skippable(packet)
         decoder.skipsNonReferenceFrames = skip
         if skip { packetsSentSkippable += 1 }
+        if last && stopsAtTarget && !drainedEarly { stopTarget = packet.pts }
+        packetsSent += 1
       } else {
         decoder.skipsNonReferenceFrames = false
         ended = true
@@ -503,23 +553,30 @@ public final class FrameGrabber {
     return nil
   }
 
-  /// True when `packet`'s frame cannot be the one presented at `skipLimit`: it comes before
-  /// the frame of a later packet that is still at or before the limit. The packets are read
-  /// ahead until one decodes after the limit (then no later one presents before it), at most
-  /// 64; every one must carry a presentation time.
-  private func skippable(_ packet: Packet) throws(FrameError) -> Bool {
-    guard let limit = skipLimit, let pts = packet.pts, pts <= limit else { return false }
+  /// Whether `packet`'s frame cannot be the one presented at `skipLimit` (`skip`: it comes
+  /// before the frame of a later packet that is still at or before the limit), or must be
+  /// (`last`: it is at or before the limit and no later packet is after it and still at or
+  /// before the limit). The packets are read ahead until one decodes after the limit (then no
+  /// later one presents before it), at most 64; every one must carry a presentation time, else
+  /// neither is said.
+  private func skippable(_ packet: Packet) throws(FrameError) -> (skip: Bool, last: Bool) {
+    guard let limit = skipLimit, let pts = packet.pts, pts <= limit else { return (false, false) }
     func after(_ p: Packet) -> Bool { (p.dts ?? p.pts ?? .min) > limit }
     while queue.count < 64, !(queue.last.map(after) ?? false), let more = try readPacket() {
       queue.append(more)
     }
-    guard demuxed || queue.last.map(after) == true else { return false }
+    guard demuxed || queue.last.map(after) == true else { return (false, false) }
     var later = false
     for other in queue {
-      guard let stamp = other.pts else { return false }
+      guard let stamp = other.pts else { return (false, false) }
       if stamp > pts && stamp <= limit { later = true }
     }
-    return later
+    // `last` needs every later packet seen: the end was read, or the read-ahead ends at a
+    // decoding time past the limit that the container stores (MP4's, shifted so that no
+    // presentation time precedes its decoding time); a decoding time libavformat guessed from
+    // the presentation times (Matroska's) may be later than a frame still to come.
+    let complete = demuxed || (storesDecodeTimes && queue.last?.dts.map { $0 > limit } == true)
+    return (later, !later && complete)
   }
 }
 

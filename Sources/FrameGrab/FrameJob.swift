@@ -41,6 +41,14 @@ public enum FrameMode: Sendable, Equatable {
   case best(window: Double?)
   /// The cover art (`--cover`).
   case cover
+
+  /// One picture from one time (`at`, `cover`): a few frames are decoded.
+  var isOneFrame: Bool {
+    switch self {
+    case .at, .cover: true
+    default: false
+    }
+  }
 }
 
 /// How one input is turned into pictures.
@@ -156,7 +164,7 @@ public enum FrameJob {
     guard let kind = ImageKind(path: output) else { throw .unsupportedOutput(output) }
     let grabber = try FrameGrabber(
       source: source, options: options.open, cover: options.mode == .cover,
-      threads: options.threads)
+      threads: options.threads, oneThreadUpTo: options.mode.isOneFrame ? 1280 * 720 : 0)
     func record(_ grab: Grab, kind label: String, path: String, bytes: Int, index: Int? = nil)
       -> FrameRecord
     {
@@ -177,6 +185,8 @@ public enum FrameJob {
     }
     switch options.mode {
     case .at(let seconds):
+      // One time: nothing after its frame in decoding order is decoded.
+      grabber.stopsAtTarget = true
       let grab = try grabber.grab(
         at: seconds, tolerance: options.tolerance, maxSize: options.maxSize)
       let size = try write(grab.picture, to: output)

@@ -73,6 +73,19 @@ private func collectFiles(below directory: String, into files: inout [String]) {
   }
 }
 
+/// The indices of `inputs`, largest file first (by `stat`'s size; ties, standard input and
+/// files that cannot be read keep their order, at the end when sizeless): the order to start
+/// them in on several workers, so that the last ones to start are the shortest.
+public func largestFirst(_ inputs: [InputPath]) -> [Int] {
+  let sizes = inputs.map { input -> Int64 in
+    guard case .path(let path) = input else { return -1 }
+    var info = stat()
+    guard FileName.withCString(path, { stat($0, &info) }) == 0 else { return -1 }
+    return Int64(info.st_size)
+  }
+  return inputs.indices.sorted { sizes[$0] != sizes[$1] ? sizes[$0] > sizes[$1] : $0 < $1 }
+}
+
 /// A command's inputs: its arguments, then, with `--files-from`, the paths of a list read as the
 /// work needs them (newline- or NUL-separated, from a file or standard input), so a list of
 /// millions of paths is never held in memory and the first results come out before it ends.

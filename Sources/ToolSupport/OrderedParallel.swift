@@ -101,3 +101,34 @@ private struct OrderedResults<Result> {
   var finished: [Int: Result] = [:]
   var nextToEmit = 0
 }
+
+/// Runs `work` for every one of `items` on up to `workers` threads, starting them in the order
+/// `startOrder` gives (a permutation of the items' indices: `largestFirst` puts the largest
+/// files first, so that no long input is left for the end while the other workers idle), and
+/// hands each result to `emit` **in the items' order**, as soon as it and all before it are
+/// done. `emit` is called one at a time. The items are known in advance: every result may wait
+/// for an earlier item started later (no window).
+public func orderedParallel<Item: Sendable, Result: Sendable>(
+  items: [Item], workers: Int, startOrder: [Int],
+  work: @escaping @Sendable (Int, Item) -> Result,
+  emit: @escaping @Sendable (Int, Result) -> Void
+) {
+  precondition(startOrder.count == items.count, "startOrder must name every item once")
+  let counter = Atomic<Int>(0)
+  let state = Mutex(OrderedResults<Result>())
+  DispatchQueue.concurrentPerform(iterations: max(1, min(workers, items.count))) { _ in
+    while true {
+      let claimed = counter.add(1, ordering: .relaxed).oldValue
+      guard claimed < startOrder.count else { return }
+      let index = startOrder[claimed]
+      let result = work(index, items[index])
+      state.withLock { results in
+        results.finished[index] = result
+        while let ready = results.finished.removeValue(forKey: results.nextToEmit) {
+          emit(results.nextToEmit, ready)
+          results.nextToEmit += 1
+        }
+      }
+    }
+  }
+}

@@ -286,8 +286,12 @@ struct MediaFrameCommand: ParsableCommand {
     let inputs = try input.inputs(arguments: self.inputs)
     let workers = workerCount(items: inputs.knownCount, jobs: parallel.jobs)
     // Each input's decoder maps its pictures anew (a 2160p 10-bit one is ~25 MB): with many
-    // inputs they come from the kept heap instead (mediaprobe --verify's setting).
-    tuneMemoryAllocator(heapBlocksUpTo: (inputs.knownCount ?? 2) > 1 ? 32 << 20 : 1 << 20)
+    // inputs they come from the kept heap instead (mediaprobe --verify's setting), one heap
+    // for every thread, keeping up to 512 MiB spare (a 2160p HEVC decoder's ~150 MB).
+    let many = (inputs.knownCount ?? 2) > 1
+    tuneMemoryAllocator(
+      heapBlocksUpTo: many ? 32 << 20 : 1 << 20, keepingFree: many ? 512 << 20 : 64 << 20,
+      oneArena: many)
     var options = FrameJobOptions()
     options.mode = mode
     options.tolerance = tolerance
@@ -309,7 +313,7 @@ struct MediaFrameCommand: ParsableCommand {
     style.decibels = dbScale
     style.axis = waveformAxis
     let drawing = style
-    orderedParallel(workers: workers, next: inputs.next) {
+    let work: @Sendable (Int, InputPath) -> (String, [String], FrameError?) = {
       (_: Int, path: InputPath) -> (String, [String], FrameError?) in
       var lines: [String] = []
       let display = path.display
@@ -335,7 +339,9 @@ struct MediaFrameCommand: ParsableCommand {
       } catch {
         return (display, lines, error)
       }
-    } emit: { (_: Int, result: (String, [String], FrameError?)) in
+    }
+    let emit: @Sendable (Int, (String, [String], FrameError?)) -> Void = {
+      (_: Int, result: (String, [String], FrameError?)) in
       let (display, lines, error) = result
       for line in lines { Console.out(line + "\n") }
       if let error {
@@ -346,6 +352,17 @@ struct MediaFrameCommand: ParsableCommand {
             ErrorRecord(key: "input", path: display, code: error.code, message: error.message))
             + "\n")
       }
+    }
+    if workers > 1, inputs.knownCount != nil {
+      // The inputs are all named: the largest files start first, so that the last to start
+      // are short and no worker idles while another finishes a long one; records still come
+      // out in the inputs' order.
+      var paths: [InputPath] = []
+      while let path = inputs.next() { paths.append(path) }
+      orderedParallel(
+        items: paths, workers: workers, startOrder: largestFirst(paths), work: work, emit: emit)
+    } else {
+      orderedParallel(workers: workers, next: inputs.next, work: work, emit: emit)
     }
     if failures.withLock({ $0 }) > 0 { throw ExitCode(1) }
   }

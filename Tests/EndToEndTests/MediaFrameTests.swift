@@ -48,6 +48,36 @@ import Testing
     #expect(directory.contents == ["poster.jpg"])
   }
 
+  /// Posters of several files at --jobs 2 start the largest file first (the last input here,
+  /// with a missing one between): the records still come out in the inputs' order, each the
+  /// frame the construction puts at 0.95 s (10 fps: 0.9 s; numbers_open.mkv 25 fps: 0.92 s),
+  /// and the pictures are byte for byte those of --jobs 1 (lossless PNG).
+  @Test func batchOfPostersInInputOrder() throws {
+    let directory = try TemporaryDirectory()
+    let inputs = [
+      "\(Self.frames)/corners_up.mp4", "\(Self.frames)/numbers.mp4",
+      directory.path("missing.mp4"), "\(Self.frames)/numbers_open.mkv",
+    ]
+    for jobs in ["2", "1"] {
+      let out = directory.path("jobs\(jobs)")
+      try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
+      let result = try run(
+        "mediaframe",
+        inputs + ["--jobs", jobs, "--at", "0.95", "--format", "png", "--output-dir", out])
+      #expect(result.status == 1, "\(result.stderr)")
+      try Self.validate(result)
+      let records = try Self.records(result)
+      #expect(records.map { $0["input"] as? String } == inputs.map { Optional($0) })
+      #expect(records.map { $0["actual_time"] as? Double } == [0.9, 0.9, nil, 0.92])
+      #expect((records[2]["error"] as? [String: Any])?["code"] as? String == "not_found")
+    }
+    for name in ["corners_up.png", "numbers.png", "numbers_open.png"] {
+      let two = try Data(contentsOf: URL(fileURLWithPath: directory.path("jobs2/\(name)")))
+      let one = try Data(contentsOf: URL(fileURLWithPath: directory.path("jobs1/\(name)")))
+      #expect(two == one, "\(name)")
+    }
+  }
+
   @Test func seriesAndSheetNames() throws {
     let directory = try TemporaryDirectory()
     let series = try run(

@@ -1,4 +1,5 @@
 import Foundation
+import AV
 import FrameGrab
 import Testing
 
@@ -36,6 +37,78 @@ import Testing
     let oracle = try ffmpegPicture(
       fixture("numbers.mp4"), filters: "select=eq(n\\,\(expected))", width: 64)
     #expect(psnr(grab.picture, oracle) > 40)
+  }
+
+  /// A poster's one time (`stopsAtTarget`): the decode stops at the packet of the frame
+  /// presented then. numbers.mp4 (B-frames, keyframes at 0, 1, 2 s): the packets sent are
+  /// those from the keyframe before the time to the target's packet in decoding order, as
+  /// ffprobe's packet list counts them, and none after it; the frame is still the exact one
+  /// (the construction and ffmpeg's decode). Without stopping, more packets are sent.
+  @Test(arguments: [(0.55, 5), (0.95, 9), (1.9, 19), (2.75, 27), (3.0, 29)])
+  func stopsAtTheTargetsPacket(time: Double, expected: Int) throws {
+    let path = fixture("numbers.mp4")
+    let listed = try run(
+      "ffprobe",
+      [
+        "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,flags",
+        "-of", "csv=p=0", path,
+      ])
+    let packets = String(decoding: listed.stdout, as: UTF8.self).split(separator: "\n").map {
+      line in
+      let fields = line.split(separator: ",")
+      return (pts: Double(fields[0])!, key: fields[1].hasPrefix("K"))
+    }
+    let target = try #require(packets.firstIndex { abs($0.pts - Double(expected) / 10) < 1e-6 })
+    let keyframe = try #require(packets[...target].lastIndex { $0.key })
+    let source = try grabber(path)
+    source.stopsAtTarget = true
+    let grab = try source.grab(at: time, maxSize: nil)
+    #expect(frameNumber(grab.picture) == expected)
+    #expect(grab.actualTime == Double(expected) / 10)
+    #expect(source.packetsSent == target - keyframe + 1)
+    let oracle = try ffmpegPicture(
+      path, filters: "select=eq(n\\,\(expected))", width: 64)
+    #expect(psnr(grab.picture, oracle) > 40)
+    let whole = try grabber(path)
+    _ = try whole.grab(at: time, maxSize: nil)
+    if target + 1 < packets.count { #expect(whole.packetsSent > source.packetsSent) }
+    // A later time after a stop seeks and is exact too.
+    if expected < 29 {
+      let next = try source.grab(at: 2.95, maxSize: nil)
+      #expect(frameNumber(next.picture) == 29)
+    }
+  }
+
+  /// With `stopsAtTarget`, the open-GOP Matroska clip (decoding times guessed by libavformat,
+  /// so the decode stops only where the end of the file was read) still gives each exact frame.
+  @Test(arguments: [(0.1, 2), (0.5, 12), (1.23, 30), (1.99, 49)])
+  func stopsAtTheTargetMatroska(time: Double, expected: Int) throws {
+    let source = try grabber(fixture("numbers_open.mkv"))
+    source.stopsAtTarget = true
+    let grab = try source.grab(at: time, maxSize: nil)
+    #expect(frameNumber(grab.picture) == expected)
+    let oracle = try ffmpegPicture(
+      fixture("numbers_open.mkv"), filters: "select=eq(n\\,\(expected))", width: 64)
+    #expect(psnr(grab.picture, oracle) > 40)
+  }
+
+  /// A poster's decoder (`oneThreadUpTo` 1280x720, as FrameJob gives for `--at`) runs on one
+  /// thread for a picture that size or smaller, and keeps FFmpeg's choice (0) above it or
+  /// without the bound; the frame is the same either way. Sizes by construction (64x48) and
+  /// ffprobe (the 1080p fixture).
+  @Test func smallPosterDecodesOnOneThread() throws {
+    let bound = 1280 * 720
+    let small = try FrameGrabber(
+      source: .file(fixture("numbers.mp4")), options: OpenOptions(), cover: false,
+      oneThreadUpTo: bound)
+    #expect(small.threads == 1)
+    #expect(try grabber(fixture("numbers.mp4")).threads == 0)
+    let large = try FrameGrabber(
+      source: .file(sharedFixture("compat_03_h264_high_1080p_5M.mp4")), options: OpenOptions(),
+      cover: false, oneThreadUpTo: bound)
+    #expect(large.threads == 0)
+    small.stopsAtTarget = true
+    #expect(frameNumber(try small.grab(at: 1.9, maxSize: nil).picture) == 19)
   }
 
   @Test func oneGrabberForwardAndBack() throws {

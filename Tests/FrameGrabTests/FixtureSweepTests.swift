@@ -28,13 +28,19 @@ import Testing
       .map { $0 - start }
   }
 
-  @Test(arguments: files)
-  func frameAtTimes(name: String) throws {
+  /// Each time also from a grabber of its own told it is the last (`stopsAtTarget`, as a
+  /// poster's): the decode stops at the target's packet, and the frame is the same.
+  @Test(arguments: files, [false, true])
+  func frameAtTimes(name: String, stopping: Bool) throws {
     let path = sharedFixture(name)
     let times = try Self.frameTimes(path)
     try #require(times.count > 3)
-    let source = try grabber(path)
+    var source = try grabber(path)
     for fraction in [0.37, 0.81] {
+      if stopping {
+        source = try grabber(path)
+        source.stopsAtTarget = true
+      }
       let time = ((times[0] + (times.last! - times[0]) * fraction) * 1000).rounded() / 1000 + 0.001
       let index = times.lastIndex { $0 <= time + 1e-9 } ?? 0
       let grab = try source.grab(at: time, maxSize: nil)
