@@ -118,6 +118,17 @@ func probe(_ fixture: String, _ options: [String] = []) throws -> [String: Any] 
 }
 
 /// Follows a path of keys and array indexes through parsed JSON.
+/// Expects `report` (JSON or NDJSON, a tool's standard output) to follow `schema` (a path under
+/// schemas/), as Python's jsonschema (Scripts/validate-json.py, the independent validator)
+/// judges it.
+func expectValid(
+  _ report: Data, schema: String, sourceLocation: SourceLocation = #_sourceLocation
+) throws {
+  let validation = try run(
+    "python3", ["Scripts/validate-json.py", "schemas/" + schema, "-"], stdin: report)
+  #expect(validation.status == 0, "\(validation.stderr)", sourceLocation: sourceLocation)
+}
+
 func value(_ json: Any?, _ path: Any...) -> Any? {
   var current = json
   for key in path {
