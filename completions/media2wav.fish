@@ -80,7 +80,7 @@ end
 
 complete -c 'media2wav' -f
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" o output' -s 'o' -l 'output' -d 'The output file (\'-\' for standard output); one input only.' -rfka ''
-complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" output-dir' -l 'output-dir' -d 'Write the outputs in this directory.' -rfka ''
+complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" output-dir' -l 'output-dir' -d 'Write the outputs in this directory (it must exist).' -rfka ''
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" force' -l 'force' -d 'Replace existing output files (regular files only; nothing else is replaced).'
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" no-sync' -l 'no-sync' -d 'Do not fsync each finished file and its directory (faster; a crash or power cut soon after may then lose a file that was reported as written).'
 complete -c 'media2wav' -n '__media2wav_should_offer_completions_for_flags_or_options "media2wav" stream' -l 'stream' -d 'Decode the N-th audio stream, counting from 0 (as -map 0:a:N).' -rfka ''

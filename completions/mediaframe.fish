@@ -78,7 +78,7 @@ end
 
 complete -c 'mediaframe' -f
 complete -c 'mediaframe' -n '__mediaframe_should_offer_completions_for_flags_or_options "mediaframe" o output' -s 'o' -l 'output' -d 'The output file (a series\' pattern: out_%03d.jpg); one input only.' -rfka ''
-complete -c 'mediaframe' -n '__mediaframe_should_offer_completions_for_flags_or_options "mediaframe" output-dir' -l 'output-dir' -d 'Write the outputs in this directory.' -rfka ''
+complete -c 'mediaframe' -n '__mediaframe_should_offer_completions_for_flags_or_options "mediaframe" output-dir' -l 'output-dir' -d 'Write the outputs in this directory (it must exist).' -rfka ''
 complete -c 'mediaframe' -n '__mediaframe_should_offer_completions_for_flags_or_options "mediaframe" format' -l 'format' -d 'The image format with --output-dir or beside the input: jpg, png or webp.' -rfka 'jpg png webp'
 complete -c 'mediaframe' -n '__mediaframe_should_offer_completions_for_flags_or_options "mediaframe" at' -l 'at' -d 'The time of the frame: seconds or [hh:]mm:ss[.mmm].' -rfka ''
 complete -c 'mediaframe' -n '__mediaframe_should_offer_completions_for_flags_or_options "mediaframe" tolerance' -l 'tolerance' -d 'Take the keyframe nearest the time within this many seconds, when there is one.' -rfka ''

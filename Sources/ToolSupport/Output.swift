@@ -27,6 +27,21 @@ public enum ExitStatus {
   public static let usage: Int32 = 64
 }
 
+/// Why `--output-dir DIR` cannot take outputs (it does not exist, or is not a directory), nil
+/// when it can: each tool checks it before reading any input, so a mistyped directory is a usage
+/// error at once rather than a write error after every input was decoded. Whether it can be
+/// written stays each output's own error (`write_error`: a read-only directory, a full disk).
+public func outputDirectoryProblem(_ path: String) -> String? {
+  var info = stat()
+  guard FileName.withCString(path, { stat($0, &info) }) == 0 else {
+    return "--output-dir \(FileName.display(path)): \(String(cString: strerror(errno)))"
+  }
+  guard info.st_mode & S_IFMT == S_IFDIR else {
+    return "--output-dir \(FileName.display(path)) is not a directory"
+  }
+  return nil
+}
+
 /// Writes to standard output and standard error without Foundation's buffering surprises.
 public enum Console {
   /// Writes `text` to standard output.

@@ -99,7 +99,8 @@ struct Media2WavCommand: ParsableCommand {
       "The output file ('-' for standard output); one input only.", valueName: "file"))
   var output: String?
 
-  @Option(help: ArgumentHelp("Write the outputs in this directory.", valueName: "dir"))
+  @Option(
+    help: ArgumentHelp("Write the outputs in this directory (it must exist).", valueName: "dir"))
   var outputDir: String?
 
   @OptionGroup var outputFile: OutputFileOptions
@@ -193,6 +194,9 @@ struct Media2WavCommand: ParsableCommand {
     }
     if output != nil && outputDir != nil {
       throw ValidationError("-o and --output-dir cannot be combined")
+    }
+    if let outputDir, let problem = outputDirectoryProblem(outputDir) {
+      throw ValidationError(problem)
     }
     if output != nil && inputs.count > 1 {
       throw ValidationError("-o takes one input; use --output-dir for several")

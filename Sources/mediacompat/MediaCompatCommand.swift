@@ -147,7 +147,8 @@ struct MediaCompatCommand: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "With --fix: write each output into this directory (NAME.EXT).", valueName: "dir"),
+      "With --fix: write each output into this directory (NAME.EXT; it must exist).",
+      valueName: "dir"),
     completion: .directory)
   var outputDir: String?
 
@@ -196,6 +197,9 @@ struct MediaCompatCommand: ParsableCommand {
       }
       if output == nil && outputDir == nil && !dryRun && !suggest {
         throw ValidationError("--fix needs -o FILE or --output-dir DIR (or --dry-run)")
+      }
+      if !dryRun, let outputDir, let problem = outputDirectoryProblem(outputDir) {
+        throw ValidationError(problem)
       }
       if output != nil && (paths.count != 1 || input.filesFrom != nil) {
         throw ValidationError("-o/--output takes one input; use --output-dir for several")

@@ -94,7 +94,8 @@ struct MediaFrameCommand: ParsableCommand {
       "The output file (a series' pattern: out_%03d.jpg); one input only.", valueName: "file"))
   var output: String?
 
-  @Option(help: ArgumentHelp("Write the outputs in this directory.", valueName: "dir"))
+  @Option(
+    help: ArgumentHelp("Write the outputs in this directory (it must exist).", valueName: "dir"))
   var outputDir: String?
 
   @Option(
@@ -199,6 +200,9 @@ struct MediaFrameCommand: ParsableCommand {
     }
     if output != nil && outputDir != nil {
       throw ValidationError("-o and --output-dir cannot be combined")
+    }
+    if let outputDir, let problem = outputDirectoryProblem(outputDir) {
+      throw ValidationError(problem)
     }
     if inputs.contains("-") { throw ValidationError("mediaframe reads files, not standard input") }
     let modes = [

@@ -123,4 +123,27 @@ import Testing
     let seconds = try #require(Double(result.text.trimmingCharacters(in: .whitespacesAndNewlines)))
     #expect(seconds < 2, "first result after \(seconds) s")
   }
+
+  /// `--output-dir` that does not exist, or is a file, is a usage error (64) before any input is
+  /// read (the input is a file the tools would otherwise decode first), and nothing is written.
+  @Test(arguments: ["media2wav", "mediacompat", "mediaframe"])
+  func outputDirectoryChecked(_ tool: String) throws {
+    let directory = try TemporaryDirectory()
+    try Data("not a directory".utf8).write(to: URL(fileURLWithPath: directory.path("file")))
+    let input = "\(fixturesDirectory)/compat_01_h264_baseline_480p_1.2M.mp4"
+    let options: [String] =
+      switch tool {
+      case "mediacompat": ["--fix", "--platform", "firefox"]
+      case "mediaframe": ["--at", "0.5"]
+      default: []
+      }
+    for (dir, reason) in [("missing", "No such file or directory"), ("file", "is not a directory")]
+    {
+      let result = try run(tool, options + ["--output-dir", directory.path(dir), input])
+      #expect(result.status == 64, "\(tool): \(result.stderr)")
+      #expect(result.stderr.contains("--output-dir \(directory.path(dir))"), "\(result.stderr)")
+      #expect(result.stderr.contains(reason), "\(result.stderr)")
+    }
+    #expect(directory.contents == ["file"])
+  }
 }
