@@ -109,6 +109,14 @@ COMMANDS = {
     # A poster of each (decode, seek, scale, turn, encode, write): nothing but the pictures
     # reported may be left in its output folder.
     "mediaframe": ["--jobs", "1", "--no-sync", "--force", "--at", "0.5", "--max-size", "64x64"],
+    # The other paths of mediaframe: a contact sheet (seeks through the whole file), the best
+    # frame (scores the first frames) and the waveform (decodes all the audio; AAC and MP3 in
+    # MP4 in chunks at once), each with its own name ("tool:mode") over the same binary.
+    "mediaframe:sheet": ["--jobs", "1", "--no-sync", "--force", "--sheet", "3x2", "--max-size",
+                         "48x48"],
+    "mediaframe:best": ["--jobs", "1", "--no-sync", "--force", "--best", "--max-size", "64x64"],
+    "mediaframe:waveform": ["--jobs", "1", "--no-sync", "--force", "--waveform", "png",
+                            "--waveform-size", "200x50"],
 }
 # FUZZ_TOOLS=mediaframe,mediaprobe runs only those tools.
 if os.environ.get("FUZZ_TOOLS"):
@@ -116,10 +124,11 @@ if os.environ.get("FUZZ_TOOLS"):
 MERGE_PARTNER = os.path.join(os.getcwd(), "Tests/MergeFixtures/landscape.mp4")
 
 
-def execute(tool, paths, timeout):
-    """Runs tool on paths; returns (status or "hang", stdout, leftover files)."""
-    out_dir = os.path.join(work, "out-" + os.path.basename(paths[0]))
-    arguments = [os.path.join(bin_dir, tool)] + COMMANDS[tool]
+def execute(name, paths, timeout):
+    """Runs the command `name` on paths; returns (status or "hang", stdout, leftover files)."""
+    tool = name.split(":")[0]
+    out_dir = os.path.join(work, "out-" + name.replace(":", "-") + "-" + os.path.basename(paths[0]))
+    arguments = [os.path.join(bin_dir, tool)] + COMMANDS[name]
     if tool in ("media2wav", "mediaframe"):
         os.mkdir(out_dir)
         arguments += ["--output-dir", out_dir]
@@ -183,8 +192,9 @@ def orphan_of(pid, mutant):
         word.endswith(mutant.encode()) for word in words)
 
 
-def outcomes(tool, stdout):
+def outcomes(name, stdout):
     """The error code (or "ok") of each input, from the JSON output."""
+    tool = name.split(":")[0]
     text = stdout.decode("utf-8", "replace")
     if tool == "media2wav":
         try:
