@@ -303,9 +303,15 @@ public enum Compositor {
           seconds: 0)
       }
       let audioStarted = MonotonicClock.seconds()
+      let tolerance =
+        settings.video || settings.audioCodec != .aac
+        ? 1
+        : AudioSelfCheck.toleranceDB(
+          encodedAt: report.audio.bitRate, asked: settings.audioBitRate,
+          sampleRate: settings.sampleRate, channels: settings.channels)
       let audio = try AudioSelfCheck.check(
         plan: plan, sampleRate: settings.sampleRate, channelCount: settings.channels,
-        output: "/proc/self/fd/\(output.fd)", rendered: pending.levels)
+        output: "/proc/self/fd/\(output.fd)", toleranceDB: tolerance, rendered: pending.levels)
       if let stop = stopReason() { throw stop }
       checked.audio = audio
       checked.seconds += MonotonicClock.seconds() - audioStarted

@@ -184,9 +184,11 @@ public struct ExportRequest: Sendable, Equatable {
     guard let maxBytes else { return nil }
     let audioFrames =
       settings.audioCodec == .opus ? 50.0 : Double(settings.sampleRate) / 1024
-    return SizeBudget(
+    var budget = SizeBudget(
       maxBytes: maxBytes, duration: duration, audioBitRate: settings.audioBitRate,
       frameRate: settings.video ? frameRate : 0, audioFrameRate: audioFrames)
+    budget.channels = settings.channels
+    return budget
   }
 }
 
@@ -200,9 +202,12 @@ public struct SizeReport: Codable, Sendable, Equatable {
   public var fraction: Double
   /// Render passes made.
   public var passes: Int
-  /// The video bit rate of the kept pass, bits per second.
-  public var videoBitRate: Int
-  /// Every pass: its video bit rate and the bytes it wrote.
+  /// The video bit rate of the kept pass, bits per second (null: the output has no video).
+  @NullEncoded public var videoBitRate: Int?
+  /// The AAC (or Opus) bit rate of the kept pass, bits per second: the rate asked, or, for an
+  /// output without video, the rate the passes chose to fit the cap.
+  public var audioBitRate: Int
+  /// Every pass: its bit rates and the bytes it wrote.
   public var attempts: [Attempt]
   /// The kept pass's quality: the self-check's lowest PSNR against the sources, in dB (null:
   /// not checked).
@@ -213,8 +218,10 @@ public struct SizeReport: Codable, Sendable, Equatable {
 
   /// One pass.
   public struct Attempt: Codable, Sendable, Equatable {
-    /// The video bit rate asked, bits per second.
-    public var videoBitRate: Int
+    /// The video bit rate asked, bits per second (null: no video).
+    @NullEncoded public var videoBitRate: Int?
+    /// The audio bit rate asked, bits per second.
+    public var audioBitRate: Int
     /// The bytes written.
     public var bytes: Int64
     /// libx264's two-pass rate control: 1 for the first pass (one-pass ABR that writes x264's
@@ -229,8 +236,10 @@ public struct SizeReport: Codable, Sendable, Equatable {
 
 /// One pass `SizedRender` asks for.
 struct SizedPass {
-  /// The video bit rate.
-  var videoBitRate: Int
+  /// The video bit rate (nil: an audio-only output).
+  var videoBitRate: Int?
+  /// The audio bit rate, for an audio-only output (nil: the settings' own).
+  var audioBitRate: Int?
   /// libx264's two-pass rate control (nil: a one-pass encode at the rate).
   var ratePass: EncoderSettings.RatePass?
   /// The first pass's pictures and audio, kept or replayed.
@@ -266,6 +275,9 @@ enum SizedRender {
     render: (SizedPass) throws(MergeError) -> (output: OutputFile, pass: RenderedPass),
     check: (OutputFile, RenderedPass) throws(MergeError) -> CompositionRenderReport
   ) throws(MergeError) -> (output: OutputFile, report: CompositionRenderReport, size: SizeReport) {
+    if budget.audioOnly {
+      return try runAudioOnly(budget: budget, path: path, render: render, check: check)
+    }
     var attempts: [SizeBudget.MeasuredPass] = []
     var kinds: [(x264Pass: Int?, replayed: Bool)] = []
     var kept: (output: OutputFile, pass: RenderedPass, index: Int)?
@@ -332,13 +344,76 @@ enum SizedRender {
     let size = SizeReport(
       maxBytes: budget.maxBytes, bytes: bytes,
       fraction: Double(bytes) / Double(budget.maxBytes), passes: attempts.count,
-      videoBitRate: attempts[kept.index].videoBitRate,
+      videoBitRate: attempts[kept.index].videoBitRate, audioBitRate: budget.audioBitRate,
       attempts: zip(attempts, kinds).map {
         SizeReport.Attempt(
-          videoBitRate: $0.videoBitRate, bytes: $0.bytes, x264Pass: $1.x264Pass,
-          replayed: $1.replayed)
+          videoBitRate: $0.videoBitRate, audioBitRate: budget.audioBitRate, bytes: $0.bytes,
+          x264Pass: $1.x264Pass, replayed: $1.replayed)
       },
       minimumPSNR: report.check?.segments.compactMap(\.psnr).min(), reason: reason)
+    return (kept.output, report, size)
+  }
+
+  /// `run` for an output without video (`--preset m4a`): the passes adjust the AAC bit rate,
+  /// from what the cap leaves beside the container (at most the rate asked), then by what each
+  /// pass measured (`SizeBudget.nextAudioBitRate`), never below the lowest rate; the pass that
+  /// lands in 95-100% of the cap is kept, else the largest under it.
+  static func runAudioOnly(
+    budget: SizeBudget, path: String,
+    render: (SizedPass) throws(MergeError) -> (output: OutputFile, pass: RenderedPass),
+    check: (OutputFile, RenderedPass) throws(MergeError) -> CompositionRenderReport
+  ) throws(MergeError) -> (output: OutputFile, report: CompositionRenderReport, size: SizeReport) {
+    let asked = budget.audioBitRate
+    guard var rate = budget.firstAudioBitRate(highest: asked) else {
+      throw .maxSizeUnreachable(
+        path: path,
+        reason: "\(budget.maxBytes) bytes cannot hold \(fixed(budget.duration, places: 3)) s of "
+          + "audio at the lowest rate (\(budget.lowestAudioBitRate) b/s for \(budget.channels) "
+          + "channels: \(SizeBudget.bytes(budget.lowestAudioBitRate, over: budget.duration)) "
+          + "bytes) and the container (\(budget.containerOverhead) bytes)")
+    }
+    var attempts: [(audioBitRate: Int, bytes: Int64)] = []
+    var kept: (output: OutputFile, pass: RenderedPass, index: Int)?
+    while attempts.count < maxPasses {
+      let result = try render(SizedPass(videoBitRate: nil, audioBitRate: rate))
+      let bytes = fileSize(result.output.fd) ?? result.pass.report.bytes
+      attempts.append((rate, bytes))
+      // Keep the largest pass under the cap so far; drop the others at once.
+      if bytes <= budget.maxBytes, kept.map({ bytes > attempts[$0.index].bytes }) ?? true {
+        kept = (result.output, result.pass, attempts.count - 1)
+      }
+      guard let next = budget.nextAudioBitRate(after: rate, wrote: bytes, highest: asked),
+        !attempts.contains(where: { $0.audioBitRate == next })
+      else { break }
+      rate = next
+    }
+    guard let kept else {
+      throw .maxSizeUnreachable(
+        path: path,
+        reason: "every pass was over the cap: "
+          + attempts.map { "\($0.audioBitRate) b/s audio wrote \($0.bytes) bytes" }.joined(
+            separator: ", "))
+    }
+    let report = try check(kept.output, kept.pass)
+    let chosen = attempts[kept.index]
+    var reason: String?
+    if !budget.accepts(chosen.bytes) {
+      reason =
+        chosen.audioBitRate >= asked
+        ? "the audio at the \(asked) b/s asked needs fewer bytes than the cap"
+        : "after \(attempts.count) passes the closest under the cap is "
+          + "\(fixed(100 * Double(chosen.bytes) / Double(budget.maxBytes), places: 1))%"
+    }
+    let size = SizeReport(
+      maxBytes: budget.maxBytes, bytes: chosen.bytes,
+      fraction: Double(chosen.bytes) / Double(budget.maxBytes), passes: attempts.count,
+      videoBitRate: nil, audioBitRate: chosen.audioBitRate,
+      attempts: attempts.map {
+        SizeReport.Attempt(
+          videoBitRate: nil, audioBitRate: $0.audioBitRate, bytes: $0.bytes, x264Pass: nil,
+          replayed: false)
+      },
+      minimumPSNR: nil, reason: reason)
     return (kept.output, report, size)
   }
 }
@@ -530,6 +605,7 @@ public struct CompositionExport: Sendable {
       ) { sized throws(MergeError) in
         var pass = settings
         pass.videoBitRate = sized.videoBitRate
+        if let audio = sized.audioBitRate { pass.audioBitRate = audio }
         pass.ratePass = sized.ratePass
         pass.timeout = deadline.map { max(1e-3, $0 - MonotonicClock.seconds()) }
         let output = try stage()

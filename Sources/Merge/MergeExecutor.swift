@@ -143,6 +143,7 @@ public struct MergeExecutor: Sendable {
       ) { sized throws(MergeError) in
         var pass = settings
         pass.videoBitRate = sized.videoBitRate
+        if let audio = sized.audioBitRate { pass.audioBitRate = audio }
         pass.ratePass = sized.ratePass
         pass.timeout = deadline.map { max(1e-3, $0 - MonotonicClock.seconds()) }
         let output = try stage(plan.output)

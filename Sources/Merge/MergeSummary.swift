@@ -84,7 +84,7 @@ public enum MergeSummary {
   static func sizeLine(_ size: SizeReport) -> String {
     "size: \(size.bytes) of \(size.maxBytes) bytes (\(fixed(100 * size.fraction, places: 1))%) "
       + "after \(size.passes) pass\(size.passes == 1 ? "" : "es") at "
-      + "\(size.videoBitRate) b/s video"
+      + (size.videoBitRate.map { "\($0) b/s video" } ?? "\(size.audioBitRate) b/s audio")
       + (size.attempts.contains { $0.x264Pass == 2 }
         ? " (x264's two-pass"
           + (size.attempts.contains(where: \.replayed) ? " on the first pass's pictures)" : ")")

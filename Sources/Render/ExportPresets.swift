@@ -240,6 +240,11 @@ package struct SizeBudget: Sendable, Equatable {
   package var lowerFraction: Double = 0.95
   /// The fraction aimed at (the middle of the accepted range).
   package var targetFraction: Double = 0.975
+  /// Audio channels (for the lowest audio bit rate of an audio-only output).
+  package var channels: Int = 2
+
+  /// True when the output has no video: its audio bit rate is what the passes adjust.
+  package var audioOnly: Bool { frameRate == 0 }
 
   /// A budget.
   package init(
@@ -265,13 +270,51 @@ package struct SizeBudget: Sendable, Equatable {
   package var targetBytes: Int64 { Int64((Double(maxBytes) * targetFraction).rounded(.down)) }
 
   /// The audio's bytes: its bit rate over the duration.
-  package var audioBytes: Int64 { Int64((Double(audioBitRate) * duration / 8).rounded(.up)) }
+  package var audioBytes: Int64 { Self.bytes(audioBitRate, over: duration) }
+
+  /// The bytes `bitRate` b/s take over `duration` seconds (rounded up).
+  package static func bytes(_ bitRate: Int, over duration: Double) -> Int64 {
+    Int64((Double(bitRate) * duration / 8).rounded(.up))
+  }
 
   /// The first video bit rate: (target bytes − container overhead)·8 / duration − audio rate;
   /// nil when the cap cannot even hold the audio and the container.
   package var firstVideoBitRate: Int? {
     let bits = Double(targetBytes - containerOverhead) * 8 / duration - Double(audioBitRate)
     return bits >= 1000 ? Int(bits.rounded(.down)) : nil
+  }
+
+  /// The lowest AAC bit rate an audio-only output is given: 16 kb/s per channel. Lower asks
+  /// buy nothing: FFmpeg's AAC encoder wrote 32.4 kb/s of stereo noise when asked for 16 or
+  /// 24 kb/s, and 15.8-17.9 kb/s of mono when asked for 8 or 16 kb/s (60 s at 48 kHz).
+  package var lowestAudioBitRate: Int { 16_000 * max(1, channels) }
+
+  /// An audio-only output's first audio bit rate: what the target leaves beside the container,
+  /// (target − overhead)·8/duration, in whole kb/s, at most `highest` (the rate the preset or
+  /// the options ask: the cap is a limit, not a reason to spend more); nil below
+  /// `lowestAudioBitRate`.
+  package func firstAudioBitRate(highest: Int) -> Int? {
+    let bits = Double(targetBytes - containerOverhead) * 8 / duration
+    let rate = min(highest, Int((bits / 1000).rounded(.down)) * 1000)
+    return rate >= lowestAudioBitRate ? rate : nil
+  }
+
+  /// An audio-only output's next audio bit rate after a pass at `rate` wrote `bytes`: the rate
+  /// scaled by what the target leaves beside the container over what the pass's audio took, in
+  /// whole kb/s. Over the cap: at least 1 kb/s lower, nil below `lowestAudioBitRate` (the cap
+  /// cannot be met). Under `lowerFraction` of it: higher by at least 1 kb/s, at most `highest`
+  /// (nil when that buys nothing: the rate asked is reached). In range: nil.
+  package func nextAudioBitRate(after rate: Int, wrote bytes: Int64, highest: Int) -> Int? {
+    let audio = Double(bytes - containerOverhead)
+    let wanted = Double(targetBytes - containerOverhead)
+    guard audio > 0, wanted > 0, !accepts(bytes) else { return nil }
+    let scaled = Int((Double(rate) * wanted / audio / 1000).rounded(.down)) * 1000
+    if bytes > maxBytes {
+      let next = min(scaled, rate - 1000)
+      return next >= lowestAudioBitRate ? next : nil
+    }
+    let next = min(scaled, highest)
+    return next >= rate + 1000 ? next : nil
   }
 
   /// True when `bytes` lies in the accepted range (`lowerFraction` of the cap to the cap).

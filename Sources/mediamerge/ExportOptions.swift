@@ -43,7 +43,7 @@ struct ExportOptions: ParsableArguments {
 
   @Option(
     help: ArgumentHelp(
-      "Cap the output's size (8MB = 8,000,000 bytes, 8MiB, 500kB, or bytes): measured passes until it lands within 95-100% of the cap (H.264: x264's two-pass after a first pass that misses), or under it when the content needs fewer bits.",
+      "Cap the output's size (8MB = 8,000,000 bytes, 8MiB, 500kB, or bytes): measured passes until it lands within 95-100% of the cap (H.264: x264's two-pass after a first pass that misses), or under it when the content needs fewer bits; without video (--preset m4a) they choose the AAC rate.",
       valueName: "size"))
   var maxSize: SizeArgument?
 

@@ -69,7 +69,9 @@ struct MediaMergeCommand: ParsableCommand {
       win. Rate: --crf N, --bitrate R (an average, 800k, 2.5M), --bits-per-pixel B (rate = B x \
       width x height x fps) or --max-size SIZE (8MB = 8,000,000 bytes, 8MiB): passes measured \
       until the file is within 95-100% of the cap, or under it with the reason when the content \
-      needs fewer bits; never over it (max_size_unreachable when no pass fits). With H.264 a \
+      needs fewer bits; never over it (max_size_unreachable when no pass fits). Without video \
+      (--preset m4a) the passes choose the AAC rate instead (at most the preset's, at least 16 \
+      kb/s per channel). With H.264 a \
       pass that misses is followed by x264's own two-pass (its statistics in a private \
       directory under $TMPDIR, removed afterwards) on the first pass's pictures, kept in an \
       unnamed scratch file there when they fit; only the kept pass is self-checked. Every MP4, MOV \

@@ -78,4 +78,21 @@ import Testing
     #expect(!check.ok)
     print("60 ms late: \(check.windows.filter { !$0.ok }.map(\.at))")
   }
+
+  /// The tolerance when `--max-size` lowered an audio-only output's AAC rate, written out from
+  /// libavcodec/psymodel.h's AAC_CUTOFF_FROM_BITRATE: 61 kb/s of stereo at 48 kHz is 30,500
+  /// per channel, cutoff min(max(6,100, 14,296 − 5,500), 10,625, 13,906) = 8,796 Hz, so
+  /// 1 + 10·log10(24,000/8,796) dB; 32 kb/s: max(3,200, 2,000) = 3,200 Hz. The rate asked, or
+  /// none lowered: 1 dB.
+  @Test func toleranceFollowsTheEncodersCutoff() {
+    let at61 = AudioSelfCheck.toleranceDB(
+      encodedAt: 61_000, asked: 256_000, sampleRate: 48_000, channels: 2)
+    #expect(abs(at61 - (1 + 10 * log10(24_000.0 / 8_796))) < 1e-9)
+    let at32 = AudioSelfCheck.toleranceDB(
+      encodedAt: 32_000, asked: 256_000, sampleRate: 48_000, channels: 2)
+    #expect(abs(at32 - (1 + 10 * log10(24_000.0 / 3_200))) < 1e-9)
+    #expect(
+      AudioSelfCheck.toleranceDB(
+        encodedAt: 256_000, asked: 256_000, sampleRate: 48_000, channels: 2) == 1)
+  }
 }

@@ -303,6 +303,74 @@ import Testing
     #expect(try Self.fastStart(output))
   }
 
+  /// `--preset m4a --max-size`: the output has no video, so the passes choose the AAC rate
+  /// (at most the preset's 256 kb/s, at least 16 kb/s per channel). 6 s of stereo noise and a
+  /// tone (made by construction) under 100 kB: the file is under the cap and within 95%
+  /// of it, ffprobe's audio bit rate is the one reported (±5%), no video stream; the report is
+  /// valid against its schema. Under 20 kB even 32 kb/s of stereo cannot fit:
+  /// `max_size_unreachable`, nothing written. A generous cap keeps the preset's rate.
+  @Test func m4aMaxSizeChoosesTheAudioRate() throws {
+    let directory = try TemporaryDirectory()
+    let input = directory.path("in.mp4")
+    let made = try run(
+      "ffmpeg",
+      [
+        "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=176x144:r=25:d=6",
+        "-f", "lavfi", "-i", "anoisesrc=d=6:a=0.3:r=48000", "-f", "lavfi", "-i",
+        "sine=f=440:d=6:r=48000", "-filter_complex", "[1][2]amerge=inputs=2[a]", "-map", "0:v",
+        "-map", "[a]", "-c:v", "libx264", "-c:a", "aac", "-b:a", "320k", input,
+      ])
+    #expect(made.status == 0, "\(made.stderr)")
+    let document = #"{"version": 1, "clips": [{"source": "in.mp4"}]}"#
+    try Data(document.utf8).write(to: URL(fileURLWithPath: directory.path("doc.json")))
+    let output = directory.path("out.m4a")
+    let result = try run(
+      "mediamerge",
+      [
+        "-q", "--composition", directory.path("doc.json"), "--preset", "m4a", "--max-size",
+        "100kB", "-o", output,
+      ])
+    #expect(result.status == 0, "\(result.stderr)")
+    let json = try #require(try result.json() as? [String: Any])
+    try expectValid(result.stdout, schema: "mediamerge-composition-report.schema.json")
+    let size = try #require(json["size"] as? [String: Any])
+    let bytes = try #require(
+      try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int)
+    #expect(bytes <= 100_000 && Double(bytes) >= 95_000, "\(bytes): \(size)")
+    #expect(size["bytes"] as? Int == bytes)
+    #expect(size["video_bit_rate"] is NSNull)
+    let chosen = try #require(size["audio_bit_rate"] as? Int)
+    #expect(chosen < 256_000 && chosen >= 32_000, "\(size)")
+    let streams = try Self.streams(output)
+    #expect(streams["video"] == nil)
+    let measured = Double(streams["audio"]?["bit_rate"] as? String ?? "") ?? 0
+    #expect(abs(measured - Double(chosen)) / Double(chosen) < 0.05, "\(measured) vs \(chosen)")
+    #expect(try Self.fastStart(output))
+
+    let refused = try run(
+      "mediamerge",
+      [
+        "-q", "--composition", directory.path("doc.json"), "--preset", "m4a", "--max-size",
+        "20kB", "-o", directory.path("small.m4a"),
+      ])
+    #expect(refused.status == 1)
+    #expect(refused.stderr.contains("[max_size_unreachable]"), "\(refused.stderr)")
+    #expect(refused.stderr.contains("32000 b/s for 2 channels"), "\(refused.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: directory.path("small.m4a")))
+
+    let roomy = try run(
+      "mediamerge",
+      [
+        "-q", "--composition", directory.path("doc.json"), "--preset", "m4a", "--max-size",
+        "1MB", "-o", directory.path("roomy.m4a"),
+      ])
+    #expect(roomy.status == 0, "\(roomy.stderr)")
+    let roomySize = try #require((try roomy.json() as? [String: Any])?["size"] as? [String: Any])
+    #expect(roomySize["audio_bit_rate"] as? Int == 256_000)
+    #expect(roomySize["passes"] as? Int == 1)
+    #expect((roomySize["reason"] as? String)?.contains("fewer bytes") == true, "\(roomySize)")
+  }
+
   /// A cap that cannot hold the audio: `max_size_unreachable`, nothing written.
   @Test func maxSizeTooSmall() throws {
     let directory = try TemporaryDirectory()

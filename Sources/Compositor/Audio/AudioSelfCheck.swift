@@ -146,6 +146,25 @@ package enum AudioSelfCheck {
     return (windows, length)
   }
 
+  /// The level difference the check allows when an audio-only output's AAC was encoded at
+  /// `bitRate`, below the `asked` rate (`--max-size` lowered it): 1 dB plus what FFmpeg's AAC
+  /// encoder's low-pass at that rate can take from white noise, 10·log10((rate/2)/cutoff), the
+  /// cutoff from `AAC_CUTOFF_FROM_BITRATE` (libavcodec/psymodel.h): min(max(r/5, r·15/32 −
+  /// 5500), 3000 + r/4, 12000 + r/16, 22000, rate/2) with r the bit rate per channel (61 kb/s
+  /// of stereo: 8,797 Hz, 5.4 dB). Real sound loses less; the check still sees missing,
+  /// misplaced or doubled sound. 1 dB otherwise.
+  package static func toleranceDB(
+    encodedAt bitRate: Int, asked: Int, sampleRate: Int, channels: Int
+  ) -> Double {
+    guard bitRate > 0, bitRate < asked, sampleRate > 0, channels > 0 else { return 1 }
+    let perChannel = bitRate / channels
+    let cutoff = min(
+      max(perChannel / 5, perChannel * 15 / 32 - 5500), 3000 + perChannel / 4,
+      12000 + perChannel / 16, 22000, sampleRate / 2)
+    guard cutoff > 0 else { return 1 }
+    return 1 + max(0, 10 * log10(Double(sampleRate / 2) / Double(cutoff)))
+  }
+
   /// Checks the audio of the rendered file at `output` against `plan` mixed at `sampleRate`
   /// with `channelCount` channels (the settings the render used).
   ///

@@ -175,6 +175,46 @@ import Testing
     #expect(budget.choice(among: [(905_023, 8_100_000)]) == nil)
   }
 
+  /// An output without video (`--preset m4a`): the audio rate is what the passes adjust,
+  /// written out for 12 s of stereo AAC at 48 kHz (46.875 frames/s) under 200 kB.
+  @Test func audioOnlyBudgetArithmetic() throws {
+    var budget = SizeBudget(
+      maxBytes: 200_000, duration: 12, audioBitRate: 256_000, frameRate: 0,
+      audioFrameRate: 48000.0 / 1024)
+    budget.channels = 2
+    #expect(budget.audioOnly)
+    // 1024 + 12 × 8 × 46.875 = 5,524 bytes; target 195,000: (195,000 − 5,524) × 8 / 12 =
+    // 126,317.3 b/s, 126 whole kb/s.
+    #expect(budget.containerOverhead == 5_524)
+    #expect(budget.firstAudioBitRate(highest: 256_000) == 126_000)
+    // Never more than asked: the cap is a limit.
+    #expect(budget.firstAudioBitRate(highest: 96_000) == 96_000)
+    // In 95-100% of the cap: no next pass. Over it: scaled by (195,000 − 5,524)/(210,000 −
+    // 5,524) and at least 1 kb/s down; under 95%: scaled up, at most the rate asked.
+    #expect(budget.nextAudioBitRate(after: 126_000, wrote: 199_000, highest: 256_000) == nil)
+    #expect(
+      budget.nextAudioBitRate(after: 126_000, wrote: 210_000, highest: 256_000)
+        == Int((126_000.0 * 189_476 / 204_476 / 1000).rounded(.down)) * 1000)
+    // Just over: 126,000 × 189,476/194,477 = 122,760 b/s, 122 whole kb/s.
+    #expect(budget.nextAudioBitRate(after: 126_000, wrote: 200_001, highest: 256_000) == 122_000)
+    // 32 kb/s wrote 92% (the container took less than estimated): 32,000 × 189,476/(184,000 −
+    // 5,524) = 33,970 b/s, 33 whole kb/s; never above the rate asked.
+    #expect(budget.nextAudioBitRate(after: 32_000, wrote: 184_000, highest: 256_000) == 33_000)
+    #expect(budget.nextAudioBitRate(after: 32_000, wrote: 184_000, highest: 32_000) == nil)
+    // The lowest rate is 16 kb/s per channel: 40 kB cannot hold 12 s of stereo (32 kb/s need
+    // 48,000 bytes), mono fits.
+    budget.maxBytes = 40_000
+    #expect(budget.firstAudioBitRate(highest: 256_000) == nil)
+    budget.channels = 1
+    #expect(budget.lowestAudioBitRate == 16_000)
+    // (39,000 − 5,524) × 8 / 12 = 22,317.3 b/s.
+    #expect(budget.firstAudioBitRate(highest: 256_000) == 22_000)
+    #expect(budget.nextAudioBitRate(after: 16_000, wrote: 41_000, highest: 256_000) == nil)
+    // With video the budget is not audio-only.
+    budget.frameRate = 25
+    #expect(!budget.audioOnly)
+  }
+
   /// The two-pass loop's next rate, written out (8 MB over 60 s, target 7,800,000 bytes). After
   /// the first pass: the video gets what the target leaves beside the audio and container bytes
   /// that pass measured; after a second-pass attempt, or when the first pass spent under half the
