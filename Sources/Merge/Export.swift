@@ -328,18 +328,12 @@ enum SizedRender {
     statistics?.remove()
     memory.forget()
     guard let kept else {
-      throw .maxSizeUnreachable(
-        path: path,
-        reason: "every pass was over the cap: "
-          + attempts.map { "\($0.videoBitRate) b/s wrote \($0.bytes) bytes" }.joined(
-            separator: ", "))
+      throw everyPassOver(path: path, attempts.map { ("\($0.videoBitRate) b/s", $0.bytes) })
     }
     let report = try check(kept.output, kept.pass)
     let bytes = attempts[kept.index].bytes
     if reason == nil, !budget.accepts(bytes) {
-      reason =
-        "after \(attempts.count) passes the closest under the cap is "
-        + "\(fixed(100 * Double(bytes) / Double(budget.maxBytes), places: 1))%"
+      reason = closest(bytes, after: attempts.count, of: budget)
     }
     let size = SizeReport(
       maxBytes: budget.maxBytes, bytes: bytes,
@@ -352,6 +346,20 @@ enum SizedRender {
       },
       minimumPSNR: report.check?.segments.compactMap(\.psnr).min(), reason: reason)
     return (kept.output, report, size)
+  }
+
+  /// `max_size_unreachable` when every pass (its rate, the bytes it wrote) was over the cap.
+  static func everyPassOver(path: String, _ passes: [(rate: String, bytes: Int64)]) -> MergeError {
+    .maxSizeUnreachable(
+      path: path,
+      reason: "every pass was over the cap: "
+        + passes.map { "\($0.rate) wrote \($0.bytes) bytes" }.joined(separator: ", "))
+  }
+
+  /// Why the kept pass's `bytes` stay under 95% of the cap after `passes` passes.
+  static func closest(_ bytes: Int64, after passes: Int, of budget: SizeBudget) -> String {
+    "after \(passes) passes the closest under the cap is "
+      + "\(fixed(100 * Double(bytes) / Double(budget.maxBytes), places: 1))%"
   }
 
   /// `run` for an output without video (`--preset m4a`): the passes adjust the AAC bit rate,
@@ -388,11 +396,7 @@ enum SizedRender {
       rate = next
     }
     guard let kept else {
-      throw .maxSizeUnreachable(
-        path: path,
-        reason: "every pass was over the cap: "
-          + attempts.map { "\($0.audioBitRate) b/s audio wrote \($0.bytes) bytes" }.joined(
-            separator: ", "))
+      throw everyPassOver(path: path, attempts.map { ("\($0.audioBitRate) b/s audio", $0.bytes) })
     }
     let report = try check(kept.output, kept.pass)
     let chosen = attempts[kept.index]
@@ -401,8 +405,7 @@ enum SizedRender {
       reason =
         chosen.audioBitRate >= asked
         ? "the audio at the \(asked) b/s asked needs fewer bytes than the cap"
-        : "after \(attempts.count) passes the closest under the cap is "
-          + "\(fixed(100 * Double(chosen.bytes) / Double(budget.maxBytes), places: 1))%"
+        : closest(chosen.bytes, after: attempts.count, of: budget)
     }
     let size = SizeReport(
       maxBytes: budget.maxBytes, bytes: chosen.bytes,
