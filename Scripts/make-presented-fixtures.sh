@@ -106,5 +106,10 @@ patch traf-track "$dir/fragmented_undeclared_track.mp4" 2 3
 ff -f lavfi -i "testsrc2=size=96x72:rate=25" -f lavfi -i "sine=frequency=440:sample_rate=48000" -t 1 -c:v libvpx-vp9 -b:v 50k -deadline realtime -c:a libopus -b:a 32k "${bitexact[@]}" "$dir/webm_encrypted.webm"
 python3 Scripts/webm-encrypt.py "$dir/webm_encrypted.webm"
 
+# Class 9: Ogg Opus. 1 s of 48 kHz sine through libopus (48,000 samples): its OpusHead's pre-skip
+# (312) and its last page's granule position (48,312) put the decoded end at the granule minus
+# the pre-skip (RFC 7845 §4); libavformat's length runs to the granule (1.0065 s).
+ff -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=1" -c:a libopus -b:a 24k "${bitexact[@]}" "$dir/opus_preskip.opus"
+
 rm -rf "$tmp"
 du -sh "$dir"

@@ -265,4 +265,36 @@ import Testing
       #expect(Self.same(audio["duration"], ticks: audioTicks, timescale: 48_000), "\(options)")
     }
   }
+
+  /// Class 9: Ogg Opus (1 s of 48 kHz sine through libopus). The pages say it presents the last
+  /// granule minus the pre-skip (the tests' own page reader, ogg_opus.py: 48,312 − 312 =
+  /// 48,000, the construction), which is what ffmpeg's decoder outputs; libavformat (and
+  /// ffprobe) count the pre-skip in (1.0065 s). The stream and the file last 48,000 samples,
+  /// with and without --scan.
+  @Test func oggOpusLeavesOutItsPreSkip() throws {
+    let name = "opus_preskip.opus"
+    let oracle = try run("python3", ["\(Self.directory)/ogg_opus.py", Self.path(name)])
+    let pages = try #require(try oracle.json() as? [String: Any])
+    let presented = try #require(pages["presented_samples"] as? Int)
+    #expect(presented == 48_000)
+    #expect((pages["pre_skip"] as? Int ?? 0) > 0)
+    let decoded = try run(
+      "ffmpeg",
+      ["-nostdin", "-v", "error", "-i", Self.path(name), "-f", "s16le", "-ac", "1", "-"])
+    #expect(decoded.stdout.count == 2 * presented)
+    let ffprobe = try run(
+      "ffprobe",
+      ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", Self.path(name)]
+    ).text.trimmingCharacters(in: .whitespacesAndNewlines)
+    #expect(Double(ffprobe) ?? 0 > 1.001, "ffprobe: \(ffprobe)")
+    for options in [[], ["--scan"]] {
+      let json = try Self.probe(name, options)
+      let audio = try #require(firstStream(json, "audio"))
+      #expect(
+        Self.same(audio["duration"], ticks: presented, timescale: 48_000),
+        "\(options): \(String(describing: audio["duration"]))")
+      let seconds = try #require(value(json, "duration", "seconds") as? Double)
+      #expect(abs(seconds - 1) < 1e-9, "\(options): \(seconds)")
+    }
+  }
 }

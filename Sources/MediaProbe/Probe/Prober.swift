@@ -1000,6 +1000,13 @@ public struct Prober: Sendable {
     if let mp3 = streams.first(where: { $0.duration?.source == .header }), streams.count <= 2 {
       return mp3.duration
     }
+    // Ogg with Opus: libavformat's length counts Opus's pre-skip, which the streams' own
+    // durations leave out (`StreamReader`): the longest audio or video stream.
+    if input.formatName == "ogg", streams.contains(where: { $0.codec.name == "opus" }) {
+      let longest = streams.filter { $0.type == .audio || $0.type == .video }
+        .compactMap(\.duration).max { $0.seconds < $1.seconds }
+      if let longest { return longest }
+    }
     // An MP3 whose header could not be read (`headerUnreliable`): its walked frames.
     if input.formatName == "mp3",
       let walked = streams.first(where: { $0.type == .audio && $0.duration?.source == .index })

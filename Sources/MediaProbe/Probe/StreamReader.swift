@@ -132,6 +132,15 @@ struct StreamReader {
       warnings.insert(.containerDurationDiffers)
       return MediaDuration(ticks: last + 1, timeBase: timeBase, source: .index)
     }
+    // Ogg Opus: libavformat's length runs to the last granule position, which counts the
+    // encoder's pre-skip; the decoder drops those samples (RFC 7845 §4: the PCM sample position
+    // is the granule position minus pre-skip), so the stream presents that much less.
+    if input.formatName == "ogg", view.codecName == "opus", view.initialPadding > 0, let raw,
+      raw > 0, let rate = Rational(1, 48_000)
+    {
+      let skipped = Rational.rescale(Int64(view.initialPadding), from: rate, to: timeBase)
+      return MediaDuration(ticks: max(0, raw - skipped), timeBase: timeBase, source: .stream)
+    }
     if let raw, raw > 0 {
       return MediaDuration(
         ticks: raw, timeBase: timeBase, estimated: estimatedFromBitrate,
