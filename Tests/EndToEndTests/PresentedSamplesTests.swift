@@ -297,4 +297,31 @@ import Testing
       #expect(abs(seconds - 1) < 1e-9, "\(options): \(seconds)")
     }
   }
+
+  /// AIFF's COMM chunk counts sample frames (read here from the file's chunks, the oracle): the
+  /// stream lasts that many samples at its rate, and that count is no untrusted index, so no
+  /// `index_count_untrusted` (it was on every AIFF).
+  @Test func aiffCountsSampleFramesWithoutAWarning() throws {
+    let path = "Tests/CompatFixtures/pcm_s16be.aiff"
+    let reader = #"""
+      import struct, sys
+      d = open(sys.argv[1], "rb").read()
+      i = d.index(b"COMM")
+      channels, frames = struct.unpack(">hI", d[i + 8:i + 14])
+      print(frames)
+      """#
+    let count = try run("python3", ["-c", reader, path]).text
+    let frames = try #require(Int(count.trimmingCharacters(in: .whitespacesAndNewlines)))
+    #expect(frames > 0)
+    for options in [[], ["--scan"]] {
+      let result = try run("mediaprobe", options + [path])
+      #expect(result.status == 0, "\(result.stderr)")
+      let json = try #require(try result.json() as? [String: Any])
+      let audio = try #require(firstStream(json, "audio"))
+      let rate = try #require(value(audio, "audio", "sample_rate") as? Int)
+      #expect(Self.same(audio["duration"], ticks: frames, timescale: rate), "\(options)")
+      let warnings = json["warnings"] as? [String] ?? []
+      #expect(!warnings.contains("index_count_untrusted"), "\(options): \(warnings)")
+    }
+  }
 }

@@ -186,7 +186,10 @@ struct StreamReader {
     if let tag = view.tag("NUMBER_OF_FRAMES").flatMap({ Int64($0) }), tag > 0 {
       return (tag, .tag)
     }
-    if view.headerFrameCount > 0 { warnings.insert(.indexCountUntrusted) }
+    // AIFF's COMM chunk counts PCM sample frames, not packets: a count in another unit, not an
+    // untrusted one (libavformat's duration is made of it).
+    let pcmSampleFrames = demuxer == "aiff" && view.codecName.hasPrefix("pcm_")
+    if view.headerFrameCount > 0, !pcmSampleFrames { warnings.insert(.indexCountUntrusted) }
     return nil
   }
 }
