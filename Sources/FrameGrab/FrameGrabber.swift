@@ -194,6 +194,16 @@ public final class FrameGrabber {
       duration = nil
     } else if let length = chosen.duration, let first = chosen.startTime {
       duration = Double((first + length) * timeBase.num) / Double(timeBase.den) - start
+    } else if input.formatName.hasPrefix("matroska") {
+      // Matroska: the track's DURATION tag (FFmpeg's muxer writes one) and the segment's
+      // duration (libavformat's `duration` here) are where the track and the segment end,
+      // counted from the segment's time 0, not lengths from the input's start (`start_time`).
+      // Taken as lengths, a file whose video starts at 2.5 s (copied from MPEG-TS,
+      // `-output_ts_offset`) ran 2.5 s past its last frame: series repeated the last frame and
+      // times past the end gave it instead of `time_past_end`.
+      let end = chosen.tag("DURATION").flatMap(MediaDuration.fromTag)?.seconds
+      let origin = start
+      duration = (end ?? input.durationSeconds).map { $0 - origin }
     } else {
       duration = input.durationSeconds
     }
@@ -215,7 +225,17 @@ public final class FrameGrabber {
   ) {
     if isStill {
       if current == nil {
-        guard let frame = try nextFrame() else { throw .noFrame("the picture did not decode") }
+        guard let frame = try nextFrame() else {
+          if Self.isAnimatedWebP(input.source.bytes(at: 0, count: 21)) {
+            // FFmpeg 5.1's WebP decoder skips the ANIM and ANMF chunks: no picture at all.
+            throw .decoder(
+              FFmpegError(
+                code: -38,
+                message: "an animated WebP, which FFmpeg 5.1's WebP decoder cannot read (it "
+                  + "reads still WebP only)"))
+          }
+          throw .noFrame("the picture did not decode")
+        }
         current = (frame, 0)
       }
       return current!
@@ -295,6 +315,14 @@ public final class FrameGrabber {
       throw .noFrame("no frame at or before \(fixed(seconds, places: 3)) s")
     }
     return current
+  }
+
+  /// Whether `header` (a file's first 21 bytes) opens an animated WebP: RIFF, WEBP, a VP8X
+  /// chunk whose flags have the animation bit (0x02).
+  static func isAnimatedWebP(_ header: [UInt8]) -> Bool {
+    header.count == 21 && header[0..<4].elementsEqual("RIFF".utf8)
+      && header[8..<12].elementsEqual("WEBP".utf8) && header[12..<16].elementsEqual("VP8X".utf8)
+      && header[20] & 0x02 != 0
   }
 
   /// The stamp `frame` carries (`best_effort_timestamp`, else its pts), in stream ticks.
@@ -614,7 +642,7 @@ extension FrameGrabber {
     let stored = orientation.rotation % 180 == 0 ? shown : (shown.1, shown.0)
     let color = source.color
     let range: ColorRange =
-      color.range == .full || format.name.hasPrefix("yuvj") ? .full : .limited
+      color.range == .full || format.name.hasPrefix("yuvj") || format.isRGB ? .full : .limited
     let key = ScalerKey(
       source: ImageFormat(
         width: source.width, height: source.height, pixelFormat: format, matrix: color.matrix,
@@ -627,7 +655,15 @@ extension FrameGrabber {
       do {
         scaler = try Scaler(
           from: key.source,
-          to: ImageFormat(width: stored.0, height: stored.1, pixelFormat: .rgb24),
+          to: format.isRGB
+            // R'G'B' to R'G'B': without a direct conversion (16 bits, gbrp10) libswscale goes
+            // through Y'CbCr, made with the destination's matrix and range and read back with
+            // the source's: both must be the same (full range), else 16-bit PNGs and TIFFs
+            // came out up to 22 levels off (PSNR 31 dB against their 8-bit originals).
+            ? ImageFormat(
+              width: stored.0, height: stored.1, pixelFormat: .rgb24, matrix: key.source.matrix,
+              range: .full)
+            : ImageFormat(width: stored.0, height: stored.1, pixelFormat: .rgb24),
           interpolation: .bicubic)
       } catch {
         throw .filter("cannot convert the \(format) picture to RGB", error)

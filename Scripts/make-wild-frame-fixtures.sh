@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Generates the fixtures of mediaframe's defects found on inputs the project did not make for
+# its tests (Tests/FrameFixtures/wild_*), with the ffmpeg CLI, so what each shows is known by
+# construction. The files are committed; run this only to change them.
+#   wild_rgb8.png          32x16 testsrc2 picture, 8-bit RGB: the oracle of the next two
+#   wild_rgb48.png         the same picture as 16-bit RGB (each value v stored as v*257)
+#   wild_rgba64.png        the same picture as 16-bit RGBA, opaque
+#   wild_gbrp10.mkv        the same picture as FFV1 10-bit planar RGB (one frame)
+#   wild_late_start.mkv    64x48, 10 fps, 10 frames (1 s), frame N one flat colour naming N (as
+#                          numbers.mp4), H.264 in Matroska with its timestamps moved by 2.5 s
+#                          (-output_ts_offset, as a copy from MPEG-TS keeps them): the video
+#                          lasts 1 s from its start at 2.5 s
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=Tests/FrameFixtures
+ff() { ffmpeg -nostdin -hide_banner -loglevel error -y "$@"; }
+bitexact=(-fflags +bitexact -flags:v +bitexact)
+numbers="format=rgb24,geq=r='mod(N,8)*32+16':g='floor(N/8)*32+16':b=128"
+
+ff -f lavfi -i "testsrc2=s=32x16:d=1" -frames:v 1 -pix_fmt rgb24 "${bitexact[@]}" "$out/wild_rgb8.png"
+ff -i "$out/wild_rgb8.png" -pix_fmt rgb48be "${bitexact[@]}" "$out/wild_rgb48.png"
+ff -i "$out/wild_rgb8.png" -pix_fmt rgba64be "${bitexact[@]}" "$out/wild_rgba64.png"
+ff -i "$out/wild_rgb8.png" -c:v ffv1 -pix_fmt gbrp10le "${bitexact[@]}" "$out/wild_gbrp10.mkv"
+ff -f lavfi -i "color=c=black:s=64x48:r=10:d=1,$numbers" -c:v libx264 -preset veryfast \
+  -pix_fmt yuv420p -g 5 -output_ts_offset 2.5 "${bitexact[@]}" "$out/wild_late_start.mkv"
+ls -l "$out"/wild_*

@@ -1,0 +1,56 @@
+import Foundation
+import FrameGrab
+import MediaCore
+import Testing
+
+/// Defects found on inputs the project did not make for its tests (issue 24's wild pass);
+/// fixtures from Scripts/make-wild-frame-fixtures.sh.
+@Suite struct WildInputTests {
+  /// R'G'B' deeper than 8 bits (16-bit PNG, 16-bit RGBA PNG, FFV1 10-bit planar RGB) made from
+  /// an 8-bit picture comes back as that picture, value for value: libswscale went through
+  /// Y'CbCr with the destination's range (limited) and the source's (full), and 16-bit PNGs
+  /// came out up to 22 levels off (1,211 of 1,536 values differed).
+  @Test(arguments: ["wild_rgb48.png", "wild_rgba64.png", "wild_gbrp10.mkv"])
+  func deepRGBIsExact(name: String) throws {
+    let grab = try grabber(fixture(name)).grab(at: 0, maxSize: nil)
+    #expect(grab.picture.width == 32 && grab.picture.height == 16)
+    // The construction: the 8-bit picture the file was made from.
+    let original = try decodeImage(fixture("wild_rgb8.png"), width: 32)
+    #expect(grab.picture == original)
+    // And the ffmpeg CLI's own decode of the deep file.
+    let oracle = try decodeImage(fixture(name), width: 32)
+    #expect(grab.picture == oracle)
+  }
+
+  /// The same with a size change (--max-size): within bicubic scaling's rounding of ffmpeg's.
+  @Test func deepRGBScaled() throws {
+    let grab = try grabber(fixture("wild_rgb48.png")).grab(
+      at: 0, maxSize: FitSize(width: 16, height: 16))
+    #expect(grab.picture.width == 16 && grab.picture.height == 8)
+    let oracle = try ffmpegPicture(
+      fixture("wild_rgb8.png"), filters: "scale=16:8:flags=bicubic", width: 16)
+    #expect(psnr(grab.picture, oracle) > 40)
+  }
+
+  /// Matroska whose video starts at 2.5 s (timestamps moved, as a copy from MPEG-TS keeps
+  /// them): the DURATION tag and the segment's duration say where it ends (3.5 s), not how
+  /// long it lasts. By construction: 10 frames at 10 fps, 1 s from its start; frame N names N.
+  @Test func matroskaStartingLate() throws {
+    let source = try grabber(fixture("wild_late_start.mkv"))
+    #expect(source.duration == 1.0)
+    // --count 4: the middles of four quarters of the second, frames 1, 3, 6, 8 (before the fix:
+    // of 3.5 s, frames 4, 9, 9, 9).
+    var numbers: [Int] = []
+    for time in TimeSeries.count(4).times(duration: try #require(source.duration)) {
+      numbers.append(frameNumber(try source.grab(at: time, maxSize: nil).picture))
+    }
+    #expect(numbers == [1, 3, 6, 8])
+    #expect(
+      frameNumber(
+        try grabber(fixture("wild_late_start.mkv")).grab(at: 1.0, maxSize: nil)
+          .picture) == 9)
+    #expect(throws: FrameError.pastEnd(requested: 1.05, duration: 1.0)) {
+      try grabber(fixture("wild_late_start.mkv")).grab(at: 1.05, maxSize: nil)
+    }
+  }
+}
