@@ -10,6 +10,8 @@
 #                          numbers.mp4), H.264 in Matroska with its timestamps moved by 2.5 s
 #                          (-output_ts_offset, as a copy from MPEG-TS keeps them): the video
 #                          lasts 1 s from its start at 2.5 s
+#   wild_anim.webp         16x16, 3 frames at 10 fps, animated WebP (libwebp_anim): FFmpeg 5.1's
+#                          WebP decoder skips its ANIM/ANMF chunks and decodes nothing
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=Tests/FrameFixtures
@@ -23,4 +25,6 @@ ff -i "$out/wild_rgb8.png" -pix_fmt rgba64be "${bitexact[@]}" "$out/wild_rgba64.
 ff -i "$out/wild_rgb8.png" -c:v ffv1 -pix_fmt gbrp10le "${bitexact[@]}" "$out/wild_gbrp10.mkv"
 ff -f lavfi -i "color=c=black:s=64x48:r=10:d=1,$numbers" -c:v libx264 -preset veryfast \
   -pix_fmt yuv420p -g 5 -output_ts_offset 2.5 "${bitexact[@]}" "$out/wild_late_start.mkv"
+ff -f lavfi -i "testsrc2=s=16x16:r=10:d=0.3,hue=H=n*2" -c:v libwebp_anim -loop 0 "${bitexact[@]}" \
+  "$out/wild_anim.webp"
 ls -l "$out"/wild_*

@@ -32,6 +32,10 @@ public enum FrameError: ToolError, Equatable {
   /// Writing the output failed; the code is the output file's own (`output_exists`,
   /// `write_error`, ...).
   case output(OutputFileError)
+  /// Another input of the same call already writes `path` (`duplicate_output`): inputs whose
+  /// names differ only in their folder or extension, into one `--output-dir` or beside each
+  /// other. `owner` is that input; it keeps the name.
+  case duplicateOutput(String, owner: String)
   /// SIGINT or SIGTERM stopped the work (`interrupted`).
   case interrupted
   /// The input's time limit passed (`timeout`).
@@ -51,6 +55,7 @@ public enum FrameError: ToolError, Equatable {
     case .encoder: "encoder_error"
     case .unsupportedOutput: "unsupported_output"
     case .invalidOption: "invalid_option"
+    case .duplicateOutput: "duplicate_output"
     case .output(let error): error.code
     case .interrupted: "interrupted"
     case .timeout: "timeout"
@@ -67,8 +72,8 @@ public enum FrameError: ToolError, Equatable {
         ? "no video stream (the file has cover art: --cover writes it)" : "no video stream"
     case .noCover: "no cover art (no attached picture stream)"
     case .pastEnd(let requested, let duration):
-      "\(fixed(requested, places: 3)) s is past the end of the video "
-        + "(duration \(fixed(duration, places: 3)) s)"
+      "\(Self.apart(requested, duration).0) s is past the end of the video "
+        + "(duration \(Self.apart(requested, duration).1) s)"
     case .noFrame(let detail): "no picture decoded: \(detail)"
     case .decoder(let error): "cannot decode the video: \(error.message)"
     case .filter(let detail, let error): "\(detail): \(error.message)"
@@ -77,11 +82,21 @@ public enum FrameError: ToolError, Equatable {
       "cannot tell the image format of \(name): name it .jpg, .jpeg, .png or .webp"
     case .invalidOption(let detail): detail
     case .output(let error): error.message
+    case .duplicateOutput(let path, let owner):
+      "\(path) is the output of \(owner) in this call already: give the inputs different "
+        + "names, or -o for each"
     case .interrupted: "interrupted; nothing was written"
     case .timeout(let seconds):
       seconds.map { "the input took longer than \(fixed($0, places: 1)) s; nothing was written" }
         ?? "the time limit passed; nothing was written"
     }
+  }
+
+  /// Two times with 3 decimal places, or as many more (up to 6) as tell them apart: 3.0001
+  /// read "3.000 s is past the end of the video (duration 3.000 s)".
+  static func apart(_ a: Double, _ b: Double) -> (String, String) {
+    let places = (3...6).first { fixed(a, places: $0) != fixed(b, places: $0) } ?? 6
+    return (fixed(a, places: places), fixed(b, places: places))
   }
 
   /// The failure underneath: the FFmpeg error, the write's `errno`, the probe's cause.

@@ -60,7 +60,9 @@ struct MediaFrameCommand: ParsableCommand {
       each input (NAME_%03d.EXT for a series), with EXT from --format (jpg by default); \
       without either, beside each input. Files are written atomically (an unnamed file linked \
       under its name when complete: nothing partial is ever left) and synced (--no-sync \
-      skips); an existing file is replaced only with --force. A series, a sheet and --best \
+      skips); an existing file is replaced only with --force. Two inputs whose pictures would \
+      take the same name (a/clip.mp4 and b/clip.mp4 into one --output-dir): the first keeps \
+      it, the later fail with duplicate_output. A series, a sheet and --best \
       show a progress bar on standard error when it is a terminal (one input at a time; \
       --quiet drops it). One JSON object per picture \
       written goes to standard output as a line (NDJSON): input, output, kind, index, \
@@ -71,7 +73,8 @@ struct MediaFrameCommand: ParsableCommand {
       {"input", "error": {"code", "message"}}. Error codes: the probe's input codes \
       (not_found, unrecognized_format, truncated, ...), no_video, no_cover, time_past_end, \
       no_frame, decoder_error, filter_error, encoder_error, unsupported_output, \
-      invalid_option, output_exists, output_is_directory, write_error, interrupted, timeout.
+      invalid_option, output_exists, output_is_directory, duplicate_output (two inputs' \
+      pictures would take the same name: the first keeps it), write_error, interrupted, timeout.
 
       EXIT STATUS: 0 when every input gave its pictures, 1 when any failed, 64 for usage \
       errors, 130/143 when interrupted by SIGINT/SIGTERM. \(CommonHelp.dashes)
@@ -317,10 +320,31 @@ struct MediaFrameCommand: ParsableCommand {
     style.decibels = dbScale
     style.axis = waveformAxis
     let drawing = style
-    let work: @Sendable (Int, InputPath) -> (String, [String], FrameError?) = {
-      (_: Int, path: InputPath) -> (String, [String], FrameError?) in
+    // Two inputs whose pictures would take the same name (a/clip.mp4 and b/clip.mp4 into one
+    // --output-dir, clip.mp4 and clip.mov beside each other): the first in the inputs' order
+    // keeps it and the later fail with duplicate_output, before anything is decoded; with
+    // --force the later one silently replaced the first's picture.
+    let owners = Mutex<[String: String]>([:])
+    let claim: @Sendable (InputPath) -> (InputPath, String?) = { path in
+      let output = command.outputPath(for: path.name)
+      let owner = owners.withLock { owners in
+        if let owner = owners[output] { return owner as String? }
+        owners[output] = path.display
+        return nil
+      }
+      return (path, owner)
+    }
+    let work: @Sendable (Int, (InputPath, String?)) -> (String, [String], FrameError?) = {
+      (_: Int, item: (InputPath, String?)) -> (String, [String], FrameError?) in
+      let (path, owner) = item
       var lines: [String] = []
       let display = path.display
+      if let owner {
+        return (
+          display, [],
+          FrameError.duplicateOutput(command.outputPath(for: path.name), owner: owner)
+        )
+      }
       // A bar on a terminal for one input at a time (series, sheets, --best).
       let bar = ProgressBar(label: display, quiet: command.diagnostics.quiet || workers > 1)
       defer { bar.finish() }
@@ -364,9 +388,12 @@ struct MediaFrameCommand: ParsableCommand {
       var paths: [InputPath] = []
       while let path = inputs.next() { paths.append(path) }
       orderedParallel(
-        items: paths, workers: workers, startOrder: largestFirst(paths), work: work, emit: emit)
+        items: paths.map(claim), workers: workers, startOrder: largestFirst(paths), work: work,
+        emit: emit)
     } else {
-      orderedParallel(workers: workers, next: inputs.next, work: work, emit: emit)
+      // Claimed as they are read, in the inputs' order (one reader at a time).
+      orderedParallel(
+        workers: workers, next: { inputs.next().map(claim) }, work: work, emit: emit)
     }
     if failures.withLock({ $0 }) > 0 { throw ExitCode(1) }
   }

@@ -54,3 +54,22 @@ import Testing
     }
   }
 }
+
+/// Writers' limits, said plainly.
+@Suite struct WildWriterTests {
+  /// WebP stores each side in 14 bits: a 16384-pixel-wide picture is refused with the limit
+  /// and what to do (libwebp said only "Invalid argument"); JPEG takes it.
+  @Test func webPTooWide() throws {
+    let wide = Picture(width: 16384, height: 2, fill: (10, 20, 30))
+    do {
+      _ = try ImageWriter.encode(wide, as: .webp)
+      Issue.record("a 16384-wide WebP was encoded")
+    } catch {
+      #expect(error.code == "encoder_error")
+      #expect(error.message.contains("at most 16383 pixels a side"))
+    }
+    #expect(try !ImageWriter.encode(wide, as: .jpeg).isEmpty)
+    let edge = Picture(width: 16383, height: 2)
+    #expect(try !ImageWriter.encode(edge, as: .webp).isEmpty)
+  }
+}
