@@ -10,6 +10,10 @@
 #                          numbers.mp4), H.264 in Matroska with its timestamps moved by 2.5 s
 #                          (-output_ts_offset, as a copy from MPEG-TS keeps them): the video
 #                          lasts 1 s from its start at 2.5 s
+#   wild_cut_keyframes.mp4 numbers (as above) 10 fps, 4 s, keyframes every 10 frames, 3 B-frames,
+#                          cut with -ss 1.35 -c copy: an edit list starts at frame 14, after the
+#                          keyframe at frame 10, so the keyframes are presented at 0.6 s (frame
+#                          20) and 1.6 s (frame 30) of the cut
 #   wild_anim.webp         16x16, 3 frames at 10 fps, animated WebP (libwebp_anim): FFmpeg 5.1's
 #                          WebP decoder skips its ANIM/ANMF chunks and decodes nothing
 set -euo pipefail
@@ -25,6 +29,11 @@ ff -i "$out/wild_rgb8.png" -pix_fmt rgba64be "${bitexact[@]}" "$out/wild_rgba64.
 ff -i "$out/wild_rgb8.png" -c:v ffv1 -pix_fmt gbrp10le "${bitexact[@]}" "$out/wild_gbrp10.mkv"
 ff -f lavfi -i "color=c=black:s=64x48:r=10:d=1,$numbers" -c:v libx264 -preset veryfast \
   -pix_fmt yuv420p -g 5 -output_ts_offset 2.5 "${bitexact[@]}" "$out/wild_late_start.mkv"
+base=$(mktemp --suffix=.mp4)
+ff -f lavfi -i "color=c=black:s=64x48:r=10:d=4,$numbers" -c:v libx264 -preset veryfast \
+  -pix_fmt yuv420p -bf 3 -x264-params keyint=10:min-keyint=10:scenecut=0 "${bitexact[@]}" "$base"
+ff -ss 1.35 -i "$base" -c copy -fflags +bitexact "$out/wild_cut_keyframes.mp4"
+rm -f "$base"
 ff -f lavfi -i "testsrc2=s=16x16:r=10:d=0.3,hue=H=n*2" -c:v libwebp_anim -loop 0 "${bitexact[@]}" \
   "$out/wild_anim.webp"
 ls -l "$out"/wild_*

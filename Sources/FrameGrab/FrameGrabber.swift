@@ -381,25 +381,38 @@ public final class FrameGrabber {
 
   /// The stream's keyframes from the demuxer's index (MP4's sync samples), in seconds from the
   /// input's start; empty for other containers (whose index is partial or absent). MP4
-  /// indexes decoding times, which precede the presentation times by the reordering delay: the
-  /// times are moved by the difference between the stream's first presentation time and the
-  /// first indexed keyframe (x264's keyframes keep the same composition offset). A keyframe
-  /// taken from here is checked against its decoded time.
-  private lazy var keyframes: [(time: Double, seekTime: Double)] = {
+  /// indexes decoding times, which precede the presentation times by the keyframes'
+  /// composition offset (x264's keyframes keep the same one): until a keyframe was decoded, it
+  /// is taken as the difference between the stream's first presentation time and the first
+  /// indexed keyframe, which is too large when an edit list starts after the first keyframe
+  /// (a cut with `-ss T -c copy`: presentation starts at a frame after it); the first keyframe
+  /// decoded tells the offset (`learnedShift`).
+  private var keyframes: [(time: Double, seekTime: Double)] {
+    let shift = learnedShift ?? keyframeIndex.shift
+    return keyframeIndex.seekTimes.map { ($0 + shift, $0) }
+  }
+
+  /// The composition offset of the keyframes, in seconds, once one was decoded from the index.
+  private var learnedShift: Double?
+
+  /// The indexed keyframes' decoding times in seconds from the input's start, and the offset
+  /// to their presentation times guessed from the index (at least the true one: the first
+  /// keyframe is presented at or before the stream's first presentation time).
+  private lazy var keyframeIndex: (seekTimes: [Double], shift: Double) = {
     // Only MP4/MOV's index is whole once the header is read: Matroska reads its cues on the
     // first seek, and MPEG-TS, AVI without idx1 and the rest add entries as they read.
-    guard input.formatName.hasPrefix("mov,") else { return [] }
+    guard input.formatName.hasPrefix("mov,") else { return ([], 0) }
     let stream = input.view(streamIndex)
     var stamps: [Int64] = []
     stream.forEachIndexEntry { entry in
       if entry.isKeyframe { stamps.append(entry.timestamp) }
     }
     stamps.sort()
-    guard let first = stamps.first else { return [] }
+    guard let first = stamps.first else { return ([], 0) }
     let shift = max(0, (stream.startTime ?? first) - first)
     let (base, origin) = (timeBase, start)
     let seconds = { (stamp: Int64) in Double(stamp * base.num) / Double(base.den) - origin }
-    return stamps.map { (seconds($0 + shift), seconds($0)) }
+    return (stamps.map(seconds), Double(shift * base.num) / Double(base.den))
   }()
 
   /// The keyframe nearest `seconds` within `tolerance`, decoded; nil when there is none. With
@@ -410,20 +423,40 @@ public final class FrameGrabber {
   private func keyframe(near seconds: Double, within tolerance: Double) throws(FrameError) -> (
     Frame, time: Double
   )? {
-    if !keyframes.isEmpty {
-      guard
-        let nearest = keyframes.min(by: { abs($0.time - seconds) < abs($1.time - seconds) }),
-        abs(nearest.time - seconds) <= tolerance + 1e-9,
-        (try? seek(toSeconds: nearest.seekTime, within: (0.001, 0.001))) != nil,
-        let frame = try nextFrame()
-      else { return nil }
-      let time = self.time(of: frame)
-      guard abs(time - seconds) <= tolerance + 1e-9 else {
-        pending = frame
-        return nil
+    if !keyframeIndex.seekTimes.isEmpty {
+      for _ in 0..<2 {
+        // Until a keyframe was decoded, a keyframe's presentation time lies between its
+        // decoding time and that plus the guessed offset: any that may be within the
+        // tolerance is a candidate, the nearest by the guess first.
+        let shift = learnedShift ?? keyframeIndex.shift
+        let slack = learnedShift == nil ? shift : 0
+        let candidates = keyframeIndex.seekTimes.filter {
+          $0 - tolerance - 1e-9 <= seconds && seconds <= $0 + slack + tolerance + 1e-9
+        }
+        guard
+          let nearest = candidates.min(by: {
+            abs($0 + shift - seconds) < abs($1 + shift - seconds)
+          }),
+          (try? seek(toSeconds: nearest, within: (0.001, 0.001))) != nil,
+          let frame = try nextFrame()
+        else { return nil }
+        let time = self.time(of: frame)
+        if learnedShift == nil && frame.isKeyFrame {
+          learnedShift = time - nearest
+          // With the offset known, another keyframe may be the nearest: seek to it.
+          let again = keyframeIndex.seekTimes.min(by: {
+            abs($0 + time - nearest - seconds) < abs($1 + time - nearest - seconds)
+          })
+          if again != nearest { continue }
+        }
+        guard abs(time - seconds) <= tolerance + 1e-9 else {
+          pending = frame
+          return nil
+        }
+        current = (frame, time)
+        return current
       }
-      current = (frame, time)
-      return current
+      return nil
     }
     var found: (Frame, time: Double)?
     if (try? seek(toSeconds: seconds, within: (tolerance, 0))) != nil, let frame = try nextFrame() {

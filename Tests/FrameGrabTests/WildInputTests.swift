@@ -73,3 +73,36 @@ import Testing
     #expect(try !ImageWriter.encode(edge, as: .webp).isEmpty)
   }
 }
+
+/// --tolerance on an MP4 cut after a keyframe (`-ss 1.35 -c copy`: the edit list starts at
+/// frame 14, the keyframes are presented at 0.6 s and 1.6 s, ffprobe's `key_frame`). The
+/// index's keyframe times were guessed 0.4 s late (from the stream's start, which is not a
+/// keyframe), so 1.5 ± 1.0 gave the keyframe at 0.6 s instead of the one at 1.6 s, and
+/// 0.5 ± 0.2 the exact frame though the keyframe at 0.6 s is within it. (0.1 ± 0.2 gives the
+/// first frame shown, at 0, which the edit list's first keyframe decodes to, as before.)
+@Suite struct WildToleranceTests {
+  @Test(arguments: [
+    (0.5, 0.2, 0.6), (0.7, 0.2, 0.6), (1.5, 1.0, 1.6), (1.2, 1.0, 1.6), (1.5, 0.2, 1.6),
+    (1.0, 0.3, 1.0), (0.1, 0.2, 0.0),
+  ])
+  func nearestKeyframeOfCut(time: Double, tolerance: Double, expected: Double) throws {
+    let grab = try grabber(fixture("wild_cut_keyframes.mp4")).grab(
+      at: time, tolerance: tolerance, maxSize: nil)
+    let actual = try #require(grab.actualTime)
+    #expect(abs(actual - expected) < 1e-6)
+    // The construction: the cut's time t shows frame 14 + 10 t.
+    #expect(frameNumber(grab.picture) == 14 + Int((expected * 10).rounded()))
+  }
+
+  /// The project's own cut (Tests/Fixtures/editlist_trim.mp4, 30 fps, its one keyframe at
+  /// 0.5333 s by ffprobe) agrees, and the picture is ffmpeg's decode of that frame (16).
+  @Test func editListTrimKeyframe() throws {
+    let grab = try grabber(sharedFixture("editlist_trim.mp4")).grab(
+      at: 1.0, tolerance: 0.5, maxSize: nil)
+    #expect(abs(try #require(grab.actualTime) - 16.0 / 30) < 1e-6)
+    let oracle = try ffmpegPicture(
+      sharedFixture("editlist_trim.mp4"), filters: "select=eq(n\\,16)",
+      width: grab.picture.width)
+    #expect(psnr(grab.picture, oracle) > 40)
+  }
+}
