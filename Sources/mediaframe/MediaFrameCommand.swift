@@ -54,7 +54,8 @@ struct MediaFrameCommand: ParsableCommand {
       BEST: --best writes the representative frame of the first --best-window seconds \
       (default 10 % of the duration): of 24 frames spread over the window, those whose luma \
       varies less than 10 levels (standard deviation: black, white, flat) are skipped and the \
-      sharpest of the rest (largest variance of the luma's Laplacian) is taken.
+      sharpest of the rest (largest variance of the luma's Laplacian) is taken. When all of the \
+      default window's are blank, 24 more over the whole video are looked at.
 
       OUTPUT: -o names the output of one input; --output-dir DIR writes NAME.EXT there for \
       each input (NAME_%03d.EXT for a series), with EXT from --format (jpg by default); \

@@ -106,3 +106,18 @@ import Testing
     #expect(psnr(grab.picture, oracle) > 40)
   }
 }
+
+/// --best with its default window on a clip that opens on black for longer than its first
+/// 10 %: best.mp4 (1 s black, 1 s blurred, 1 s sharp, by construction) gave the black frame
+/// at 0 (all 24 candidates of the first 0.3 s were blank). The whole video is looked at then,
+/// and the pick lies in the sharp second.
+@Suite struct WildBestTests {
+  @Test func defaultWindowAllBlack() throws {
+    let grab = try BestFrame.choose(try grabber(fixture("best.mp4")), window: nil, maxSize: nil)
+    #expect(try #require(grab.actualTime) >= 2.0)
+    #expect(BestFrame.measure(grab.picture).variance > BestFrame.blankVariance)
+    // A window the user gives is kept: the first 0.5 s are black, and black it is.
+    let asked = try BestFrame.choose(try grabber(fixture("best.mp4")), window: 0.5, maxSize: nil)
+    #expect(try #require(asked.actualTime) < 0.5)
+  }
+}
