@@ -14,6 +14,9 @@
 #                          cut with -ss 1.35 -c copy: an edit list starts at frame 14, after the
 #                          keyframe at frame 10, so the keyframes are presented at 0.6 s (frame
 #                          20) and 1.6 s (frame 30) of the cut
+#   wild_cut_short.webm   numbers 10 fps, 2 s, VP8, its first 60 % of bytes kept: the header says
+#                          2 s, the frames that remain end at 0.9 s (ffprobe: the last, 8, at
+#                          0.8 s lasting 0.1 s)
 #   wild_anim.webp         16x16, 3 frames at 10 fps, animated WebP (libwebp_anim): FFmpeg 5.1's
 #                          WebP decoder skips its ANIM/ANMF chunks and decodes nothing
 set -euo pipefail
@@ -33,7 +36,10 @@ base=$(mktemp --suffix=.mp4)
 ff -f lavfi -i "color=c=black:s=64x48:r=10:d=4,$numbers" -c:v libx264 -preset veryfast \
   -pix_fmt yuv420p -bf 3 -x264-params keyint=10:min-keyint=10:scenecut=0 "${bitexact[@]}" "$base"
 ff -ss 1.35 -i "$base" -c copy -fflags +bitexact "$out/wild_cut_keyframes.mp4"
-rm -f "$base"
+ff -f lavfi -i "color=c=black:s=64x48:r=10:d=2,$numbers" -c:v libvpx -b:v 200k -g 5 \
+  "${bitexact[@]}" "$base.webm"
+head -c $(($(stat -c %s "$base.webm") * 6 / 10)) "$base.webm" >"$out/wild_cut_short.webm"
+rm -f "$base" "$base.webm"
 ff -f lavfi -i "testsrc2=s=16x16:r=10:d=0.3,hue=H=n*2" -c:v libwebp_anim -loop 0 "${bitexact[@]}" \
   "$out/wild_anim.webp"
 ls -l "$out"/wild_*

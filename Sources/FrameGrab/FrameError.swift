@@ -14,6 +14,10 @@ public enum FrameError: ToolError, Equatable {
   case noCover
   /// The time asked for lies past the end of the video (`time_past_end`).
   case pastEnd(requested: Double, duration: Double)
+  /// The time asked for lies past the end of the video's last frame, which ends before the
+  /// duration the headers state (`stated`, nil when none): a file cut short
+  /// (`time_past_end`).
+  case pastLastFrame(requested: Double, end: Double, stated: Double?)
   /// The decoder gave no picture where one was asked for (`no_frame`).
   case noFrame(String)
   /// The stream's decoder is missing or failed to open (`decoder_error`).
@@ -48,7 +52,7 @@ public enum FrameError: ToolError, Equatable {
     case .audio(let error): error.code
     case .noVideo: "no_video"
     case .noCover: "no_cover"
-    case .pastEnd: "time_past_end"
+    case .pastEnd, .pastLastFrame: "time_past_end"
     case .noFrame: "no_frame"
     case .decoder: "decoder_error"
     case .filter: "filter_error"
@@ -74,6 +78,13 @@ public enum FrameError: ToolError, Equatable {
     case .pastEnd(let requested, let duration):
       "\(Self.apart(requested, duration).0) s is past the end of the video "
         + "(duration \(Self.apart(requested, duration).1) s)"
+    case .pastLastFrame(let requested, let end, let stated):
+      "\(Self.apart(requested, end).0) s is past the end of the video: its last frame ends at "
+        + "\(Self.apart(requested, end).1) s"
+        + (stated.map {
+          " though its header says \(fixed($0, places: 3)) s (the file may be cut short)"
+        }
+          ?? "")
     case .noFrame(let detail): "no picture decoded: \(detail)"
     case .decoder(let error): "cannot decode the video: \(error.message)"
     case .filter(let detail, let error): "\(detail): \(error.message)"

@@ -243,6 +243,27 @@ public final class FrameGrabber {
     if let duration, seconds > duration + 1e-9 {
       throw .pastEnd(requested: seconds, duration: duration)
     }
+    let found = try presented(at: seconds, tolerance: tolerance)
+    // A file cut short (its header's duration lies past its last frame: a recording stopped
+    // before its header was rewritten, a partial download): the decode reached the end of the
+    // stream, and `seconds` lies past the last frame's end. Before, the last frame came out for
+    // any later time, and series repeated it to the header's end.
+    if pending == nil, ended, demuxed, queue.isEmpty,
+      let last = current, last.time == found.time
+    {
+      let length = last.0.duration > 0 ? last.0.duration : frameTicks
+      let end = last.time + Double(length * timeBase.num) / Double(timeBase.den)
+      if seconds > end + 1e-6 {
+        throw .pastLastFrame(requested: seconds, end: end, stated: duration)
+      }
+    }
+    return found
+  }
+
+  /// `frame(at:tolerance:)` once the time is known to be within the stated duration.
+  private func presented(at seconds: Double, tolerance: Double?) throws(FrameError) -> (
+    Frame, time: Double
+  ) {
     let limit = seconds + 1e-9
     if let tolerance, tolerance > 0 {
       if let current, abs(current.time - seconds) <= tolerance + 1e-9 { return current }
@@ -308,7 +329,7 @@ public final class FrameGrabber {
         stopTarget = nil
         stopsAtTarget = false
         defer { stopsAtTarget = true }
-        return try frame(at: seconds, tolerance: tolerance)
+        return try presented(at: seconds, tolerance: tolerance)
       }
     }
     guard let current else {

@@ -29,7 +29,8 @@ struct MediaFrameCommand: ParsableCommand {
       nearest the time within S seconds instead, when there is one (faster: nothing is decoded \
       past it); the record's actual_time says which frame came out. Times are seconds or \
       [hh:]mm:ss[.mmm] from the start of the input, as the ffmpeg CLI's -ss. A time past the \
-      end of the video is an error (time_past_end) naming the duration.
+      end of the video is an error (time_past_end) naming the duration, or where the frames \
+      end when the file holds fewer than its header says (cut short).
 
       PICTURE: turned upright by the display matrix (rotation and mirroring, the 8 \
       orientations mediaprobe reports; a JPEG's EXIF orientation), with square pixels (the \

@@ -121,3 +121,36 @@ import Testing
     #expect(try #require(asked.actualTime) < 0.5)
   }
 }
+
+/// A file cut short: wild_cut_short.webm's header says 2 s, but the frames that remain end at
+/// 0.9 s (ffprobe: the last, frame 8, at 0.8 s lasting 0.1 s). Times past 0.9 s gave frame 8
+/// with exit 0 (series repeated it to 2 s); now they fail with time_past_end saying where the
+/// frames end and that the file may be cut short.
+@Suite struct WildCutShortTests {
+  @Test(arguments: [0.8, 0.85, 0.9])
+  func lastFrameUpToItsEnd(time: Double) throws {
+    let grab = try grabber(fixture("wild_cut_short.webm")).grab(at: time, maxSize: nil)
+    #expect(frameNumber(grab.picture) == 8)
+    #expect(abs(try #require(grab.actualTime) - 0.8) < 1e-9)
+  }
+
+  @Test(arguments: [0.95, 1.5, 2.0])
+  func pastTheLastFrame(time: Double) throws {
+    do {
+      _ = try grabber(fixture("wild_cut_short.webm")).grab(at: time, maxSize: nil)
+      Issue.record("a picture at \(time) s of a file whose frames end at 0.9 s")
+    } catch let error as FrameError {
+      #expect(error.code == "time_past_end")
+      #expect(error.message.contains("its last frame ends at 0.9"))
+      #expect(error.message.contains("cut short"))
+    }
+  }
+
+  /// A series walks forward to the end: the same check when the decode stands at the end.
+  @Test func seriesStopsAtTheEnd() throws {
+    let source = try grabber(fixture("wild_cut_short.webm"))
+    #expect(frameNumber(try source.grab(at: 0.5, maxSize: nil).picture) == 5)
+    #expect(frameNumber(try source.grab(at: 0.88, maxSize: nil).picture) == 8)
+    #expect(throws: FrameError.self) { try source.grab(at: 1.2, maxSize: nil) }
+  }
+}
