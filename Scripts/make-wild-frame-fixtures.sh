@@ -17,6 +17,11 @@
 #   wild_cut_short.webm   numbers 10 fps, 2 s, VP8, its first 60 % of bytes kept: the header says
 #                          2 s, the frames that remain end at 0.9 s (ffprobe: the last, 8, at
 #                          0.8 s lasting 0.1 s)
+#   wild_exif6.png         48x32 corners picture (as corners_up.mp4: red top-left, green
+#                          top-right, blue bottom-left, white bottom-right) with an eXIf chunk
+#                          (after IHDR) whose Orientation is 6 ("right": shown turned clockwise)
+#   wild_exif6.webp        the same picture as lossless WebP made extended (VP8X with the EXIF
+#                          flag) with an EXIF chunk holding Orientation 6
 #   wild_anim.webp         16x16, 3 frames at 10 fps, animated WebP (libwebp_anim): FFmpeg 5.1's
 #                          WebP decoder skips its ANIM/ANMF chunks and decodes nothing
 set -euo pipefail
@@ -42,4 +47,25 @@ head -c $(($(stat -c %s "$base.webm") * 6 / 10)) "$base.webm" >"$out/wild_cut_sh
 rm -f "$base" "$base.webm"
 ff -f lavfi -i "testsrc2=s=16x16:r=10:d=0.3,hue=H=n*2" -c:v libwebp_anim -loop 0 "${bitexact[@]}" \
   "$out/wild_anim.webp"
+corners="color=c=0x808080:s=48x32:d=1,drawbox=x=0:y=0:w=16:h=12:color=0xFF0000:t=fill,drawbox=x=32:y=0:w=16:h=12:color=0x00FF00:t=fill,drawbox=x=0:y=20:w=16:h=12:color=0x0000FF:t=fill,drawbox=x=32:y=20:w=16:h=12:color=0xFFFFFF:t=fill"
+ff -f lavfi -i "$corners" -frames:v 1 -pix_fmt rgb24 "${bitexact[@]}" "$out/wild_exif6.png"
+ff -f lavfi -i "$corners" -frames:v 1 -c:v libwebp -lossless 1 "${bitexact[@]}" "$out/wild_exif6.webp"
+python3 - "$out/wild_exif6.png" "$out/wild_exif6.webp" <<'PY'
+import struct, sys, zlib
+# A big-endian TIFF structure whose IFD0 holds one entry: Orientation (0x0112), SHORT, 6.
+tiff = b"MM\x00\x2a" + struct.pack(">I", 8) + struct.pack(">H", 1) \
+    + struct.pack(">HHIHH", 0x0112, 3, 1, 6, 0) + struct.pack(">I", 0)
+png = open(sys.argv[1], "rb").read()
+ihdr_end = 8 + 12 + struct.unpack(">I", png[8:12])[0]
+chunk = struct.pack(">I", len(tiff)) + b"eXIf" + tiff + struct.pack(">I", zlib.crc32(b"eXIf" + tiff))
+open(sys.argv[1], "wb").write(png[:ihdr_end] + chunk + png[ihdr_end:])
+webp = open(sys.argv[2], "rb").read()
+assert webp[12:16] in (b"VP8L", b"VP8 "), webp[12:16]
+w, h = 48, 32
+vp8x = b"VP8X" + struct.pack("<I", 10) + bytes([0x08, 0, 0, 0]) \
+    + (w - 1).to_bytes(3, "little") + (h - 1).to_bytes(3, "little")
+exif = b"EXIF" + struct.pack("<I", len(tiff)) + tiff + (b"\x00" if len(tiff) % 2 else b"")
+body = b"WEBP" + vp8x + webp[12:] + exif
+open(sys.argv[2], "wb").write(b"RIFF" + struct.pack("<I", len(body)) + body)
+PY
 ls -l "$out"/wild_*

@@ -183,7 +183,9 @@ public final class FrameGrabber {
     start = isStill ? 0 : (input.startSeconds ?? 0)
     let info = chosen.videoInfo(isCoverArt: cover)
     sampleAspectRatio = info.sampleAspectRatio
-    if isStill && !cover, let exif = JPEGOrientation.read(input.source) {
+    if isStill && !cover,
+      let exif = JPEGOrientation.read(input.source) ?? StillOrientation.read(input.source)
+    {
       orientation = Orientation(
         transform: JPEGOrientation.transform(exif, width: chosen.width, height: chosen.height),
         width: chosen.width, height: chosen.height, sampleAspectRatio: info.sampleAspectRatio)

@@ -33,7 +33,8 @@ struct MediaFrameCommand: ParsableCommand {
       end when the file holds fewer than its header says (cut short).
 
       PICTURE: turned upright by the display matrix (rotation and mirroring, the 8 \
-      orientations mediaprobe reports; a JPEG's EXIF orientation), with square pixels (the \
+      orientations mediaprobe reports; the EXIF orientation of a JPEG, PNG or WebP), with \
+      square pixels (the \
       pixel aspect ratio widens the picture: SAR 2:1 doubles the width), fitted inside \
       --max-size WxH (only made smaller, keeping the shape), converted to R'G'B' by libswscale \
       (the frame's matrix and range, bicubic). HDR video (PQ or HLG) is tone-mapped to SDR \

@@ -154,3 +154,27 @@ import Testing
     #expect(throws: FrameError.self) { try source.grab(at: 1.2, maxSize: nil) }
   }
 }
+
+/// EXIF orientation in stills other than JPEG: a PNG's eXIf chunk and a WebP's EXIF chunk
+/// (Orientation 6, "right"), which browsers and PIL's `ImageOps.exif_transpose` turn by. They
+/// came out as stored (orientation "up").
+@Suite struct WildStillOrientationTests {
+  @Test(arguments: ["wild_exif6.png", "wild_exif6.webp"])
+  func exifOrientationOfStill(name: String) throws {
+    let source = try grabber(fixture(name))
+    #expect(source.orientation.name == "right")
+    let grab = try source.grab(at: 0, maxSize: nil)
+    #expect(grab.picture.width == 32 && grab.picture.height == 48)
+    // Where the matrix of orientation 6, (0, 1, -1, 0), puts each corner (the construction).
+    PictureTests.check(
+      grab.picture, PictureTests.expectedCorners([0, 1, -1, 0], width: 48, height: 32))
+    // And ffmpeg's decode turned by hand (transpose=clock), value for value (lossless).
+    let oracle = try ffmpegPicture(fixture(name), filters: "transpose=clock", width: 32)
+    #expect(grab.picture == oracle)
+  }
+
+  /// A still without EXIF stays as stored.
+  @Test func stillWithoutExif() throws {
+    #expect(try grabber(fixture("wild_rgb8.png")).orientation.name == "up")
+  }
+}
