@@ -180,7 +180,7 @@ public final class FrameGrabber {
     isCover = cover
     isStill =
       cover || InputFormats.isImagePipe(input.formatName) || input.formatName == "image2"
-    start = isStill ? 0 : (input.startSeconds ?? 0)
+    start = isStill ? 0 : Self.exactStart(of: input)
     let info = chosen.videoInfo(isCoverArt: cover)
     sampleAspectRatio = info.sampleAspectRatio
     if isStill && !cover,
@@ -338,6 +338,22 @@ public final class FrameGrabber {
       throw .noFrame("no frame at or before \(fixed(seconds, places: 3)) s")
     }
     return current
+  }
+
+  /// The input's start (`start_time`) in seconds, exactly: libavformat keeps it in
+  /// microseconds, rounded, and an MPEG-TS whose first timestamp is not a multiple of 9 ticks
+  /// of its 90 kHz clock (most captures) starts up to 0.5 µs off, so a frame exactly at T was
+  /// reckoned just after T and the one before it came out (`--every 1` gave the frame before
+  /// each second). The stream whose first timestamp is that start gives it in its own ticks.
+  static func exactStart(of input: InputFile) -> Double {
+    guard let rounded = input.startSeconds else { return 0 }
+    for stream in input.streams {
+      guard let first = stream.startTime else { continue }
+      let base = stream.timeBase
+      let exact = Double(first * base.num) / Double(base.den)
+      if abs(exact - rounded) <= 0.5e-6 + 1e-12 { return exact }
+    }
+    return rounded
   }
 
   /// Whether `header` (a file's first 21 bytes) opens an animated WebP: RIFF, WEBP, a VP8X

@@ -178,3 +178,29 @@ import Testing
     #expect(try grabber(fixture("wild_rgb8.png")).orientation.name == "up")
   }
 }
+
+/// An MPEG-TS starting at tick 52408 of its 90 kHz clock (0.5823111 s; its timestamps wrapped
+/// past 2^33): libavformat's `start_time` is whole microseconds (0.582311), so every frame was
+/// reckoned 0.11 µs late, a time exactly on a frame gave the one before it (--every 0.5:
+/// frames 4, 9, 14 instead of 5, 10, 15), and the duration came out 0.11 µs long (a fifth
+/// picture at 2.0 s). By construction: 20 frames at 10 fps, frame N names N.
+@Suite struct WildTransportStartTests {
+  @Test func framesOnTheSecond() throws {
+    let source = try grabber(fixture("wild_ts_wrap.ts"))
+    let duration = try #require(source.duration)
+    #expect(abs(duration - 2.0) < 1e-9)
+    let times = TimeSeries.every(0.5).times(duration: duration)
+    #expect(times == [0, 0.5, 1.0, 1.5])
+    var numbers: [Int] = []
+    for time in times {
+      let grab = try source.grab(at: time, maxSize: nil)
+      numbers.append(frameNumber(grab.picture))
+      #expect(abs(try #require(grab.actualTime) - time) < 1e-9)
+    }
+    #expect(numbers == [0, 5, 10, 15])
+    #expect(
+      frameNumber(
+        try grabber(fixture("wild_ts_wrap.ts")).grab(at: 1.2, maxSize: nil)
+          .picture) == 12)
+  }
+}
