@@ -86,4 +86,26 @@ import Testing
     #expect(result.text.contains("time_past_end"))
     #expect(result.text.contains("3.0004 s is past the end of the video (duration 3.0000 s)"))
   }
+
+  /// A NUL-separated list read without --null: one entry holding every name and NULs. The
+  /// system read the name up to the first NUL, and the first file's picture came out under
+  /// the whole list's name with exit 0; no file has such a name: not_found, nothing written.
+  @Test func listWithNulsReadAsLines() throws {
+    let directory = try TemporaryDirectory()
+    let list = directory.path("list")
+    try Data("\(Self.frames)/numbers.mp4\0\(Self.frames)/best.mp4\0".utf8).write(
+      to: URL(fileURLWithPath: list))
+    let result = try run(
+      "mediaframe", ["--files-from", list, "--output-dir", directory.url.path, "--format", "png"])
+    #expect(result.status == 1)
+    try MediaFrameTests.validate(result)
+    #expect(result.text.contains("\"not_found\""))
+    #expect(directory.contents == ["list"])
+    // With --null, both pictures.
+    let null = try run(
+      "mediaframe",
+      ["--files-from", list, "--null", "--output-dir", directory.url.path, "--format", "png"])
+    #expect(null.status == 0, "\(null.stderr)")
+    #expect(Set(directory.contents) == ["list", "numbers.png", "best.png"])
+  }
 }
