@@ -25,6 +25,8 @@
 #   wild_ts_wrap.ts        numbers 10 fps, 2 s, H.264 in MPEG-TS with -output_ts_offset 95442.9:
 #                          past 2^33 ticks of the 90 kHz clock, its timestamps wrap and it
 #                          starts at tick 52408 (0.5823111 s), not a whole microsecond
+#   wild_live.webm         numbers 10 fps, 2 s, VP8 in WebM written as live (-live 1, as
+#                          browsers' MediaRecorder writes it): no duration, no cues
 #   wild_anim.webp         16x16, 3 frames at 10 fps, animated WebP (libwebp_anim): FFmpeg 5.1's
 #                          WebP decoder skips its ANIM/ANMF chunks and decodes nothing
 set -euo pipefail
@@ -42,6 +44,8 @@ ff -f lavfi -i "color=c=black:s=64x48:r=10:d=1,$numbers" -c:v libx264 -preset ve
   -pix_fmt yuv420p -g 5 -output_ts_offset 2.5 "${bitexact[@]}" "$out/wild_late_start.mkv"
 ff -f lavfi -i "color=c=black:s=64x48:r=10:d=2,$numbers" -c:v libx264 -preset veryfast \
   -pix_fmt yuv420p -g 10 -output_ts_offset 95442.9 "${bitexact[@]}" "$out/wild_ts_wrap.ts"
+ff -f lavfi -i "color=c=black:s=64x48:r=10:d=2,$numbers" -c:v libvpx -b:v 200k -g 5 -f webm \
+  -live 1 "${bitexact[@]}" "$out/wild_live.webm"
 base=$(mktemp --suffix=.mp4)
 ff -f lavfi -i "color=c=black:s=64x48:r=10:d=4,$numbers" -c:v libx264 -preset veryfast \
   -pix_fmt yuv420p -bf 3 -x264-params keyint=10:min-keyint=10:scenecut=0 "${bitexact[@]}" "$base"

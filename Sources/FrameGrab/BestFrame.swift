@@ -81,7 +81,8 @@ public enum BestFrame {
     progress: (@Sendable (Double, Double) -> Void)? = nil
   ) throws(FrameError) -> Grab {
     if grabber.isStill { return try grabber.grab(at: 0, maxSize: maxSize) }
-    let duration = grabber.duration ?? 100  // unknown: 10 % of it is 10 s
+    // Unknown (a WebM recorded live): measured from the packets, else 10 % of it is 10 s.
+    let duration = try grabber.measuredDuration() ?? 100
     let span = min(window ?? duration / 10, duration)
     var measures: [Measure] = []
     var seen = Set<Double>()
@@ -98,7 +99,7 @@ public enum BestFrame {
         let actual: Double
         do {
           (frame, actual) = try grabber.frame(at: time)
-        } catch .noFrame, .pastEnd {
+        } catch .noFrame, .pastEnd, .pastLastFrame {
           continue  // a candidate that does not decode is not a candidate
         }
         guard seen.insert(actual).inserted else { continue }

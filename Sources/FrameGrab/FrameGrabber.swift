@@ -123,7 +123,7 @@ public final class FrameGrabber {
   /// The pixel aspect ratio (nil: square).
   public let sampleAspectRatio: Rational?
   /// The video's length in seconds from the input's start (nil: unknown, or a still).
-  public let duration: Double?
+  public private(set) var duration: Double?
   /// The stream is HDR by its headers (HDR10, HLG, Dolby Vision).
   public let isHDR: Bool
   /// A picture was tone-mapped to SDR BT.709 (its frame's transfer was SMPTE 2084 PQ or ARIB
@@ -362,6 +362,25 @@ public final class FrameGrabber {
     header.count == 21 && header[0..<4].elementsEqual("RIFF".utf8)
       && header[8..<12].elementsEqual("WEBP".utf8) && header[12..<16].elementsEqual("VP8X".utf8)
       && header[20] & 0x02 != 0
+  }
+
+  /// The video's length when its headers state none (a WebM recorded live, as browsers'
+  /// MediaRecorder writes it, has no duration and no cues): every packet of the stream is read
+  /// (nothing is decoded) and the last one's end taken (its presentation time plus its
+  /// duration, else one frame at the stream's rate); the input is then opened again at its
+  /// start. Series, sheets and `--best` need it; a stated duration is returned as it is.
+  ///
+  /// - Throws: `FrameError.interrupted`, `.timeout`, and what opening the input again throws.
+  public func measuredDuration() throws(FrameError) -> Double? {
+    if isStill || duration != nil { return duration }
+    var end: Int64?
+    while let packet = try readPacket() {
+      guard let pts = packet.pts else { continue }
+      end = max(end ?? .min, pts + (packet.duration > 0 ? packet.duration : frameTicks))
+    }
+    try reopen()
+    duration = end.map { Double($0 * timeBase.num) / Double(timeBase.den) - start }
+    return duration
   }
 
   /// The stamp `frame` carries (`best_effort_timestamp`, else its pts), in stream ticks.

@@ -241,7 +241,8 @@ public enum FrameJob {
     -> [Double]
   {
     if grabber.isStill { return [0] }
-    guard let duration = grabber.duration else {
+    // Without a stated duration (a WebM recorded live), the packets are read to measure it.
+    guard let duration = try grabber.measuredDuration() else {
       throw .invalidOption("the video's duration is unknown: give times with --at")
     }
     return series.times(duration: duration)

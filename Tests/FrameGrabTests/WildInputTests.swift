@@ -204,3 +204,26 @@ import Testing
           .picture) == 12)
   }
 }
+
+/// A WebM written live (browsers' MediaRecorder): no duration and no cues. --every, --count
+/// and --sheet failed with invalid_option ("the video's duration is unknown"); the packets are
+/// read (not decoded) to measure it now. By construction: 20 frames at 10 fps, 2 s.
+@Suite struct WildLiveWebMTests {
+  @Test func seriesOfALiveRecording() throws {
+    let source = try grabber(fixture("wild_live.webm"))
+    #expect(source.duration == nil)
+    let measured = try #require(try source.measuredDuration())
+    #expect(abs(measured - 2.0) < 1e-9)
+    var numbers: [Int] = []
+    for time in TimeSeries.count(4).times(duration: measured) {
+      numbers.append(frameNumber(try source.grab(at: time, maxSize: nil).picture))
+    }
+    #expect(numbers == [2, 7, 12, 17])
+    // --best measures too (its window was 10 % of an assumed 100 s, whose candidates past the
+    // end now fail as past the last frame): a frame of the video (its flat frames are all
+    // blank, so the whole video is looked at).
+    let best = try BestFrame.choose(
+      try grabber(fixture("wild_live.webm")), window: nil, maxSize: nil)
+    #expect(try #require(best.actualTime) < 2.0)
+  }
+}
