@@ -10,6 +10,10 @@ public enum FrameError: ToolError, Equatable {
   /// The input has no video stream to take a picture of (`no_video`); `hasCover` says that it
   /// has cover art, which `--cover` gives.
   case noVideo(hasCover: Bool)
+  /// The input has no video stream FFmpeg 5.1 knows, but streams of codecs it does not know
+  /// (`unknown`: "stream 0, tag 0x33"), which may be video (an MPEG-TS VVC stream): `no_video`
+  /// with that said.
+  case noKnownVideo(unknown: String)
   /// `--cover` was asked for and the input has no cover art (`no_cover`).
   case noCover
   /// The time asked for lies past the end of the video (`time_past_end`).
@@ -50,7 +54,7 @@ public enum FrameError: ToolError, Equatable {
     switch self {
     case .input(let error): error.code
     case .audio(let error): error.code
-    case .noVideo: "no_video"
+    case .noVideo, .noKnownVideo: "no_video"
     case .noCover: "no_cover"
     case .pastEnd, .pastLastFrame: "time_past_end"
     case .noFrame: "no_frame"
@@ -74,6 +78,9 @@ public enum FrameError: ToolError, Equatable {
     case .noVideo(let hasCover):
       hasCover
         ? "no video stream (the file has cover art: --cover writes it)" : "no video stream"
+    case .noKnownVideo(let unknown):
+      "no video stream FFmpeg 5.1 knows: \(unknown) of a codec it does not know, which "
+        + "mediaprobe names from the container"
     case .noCover: "no cover art (no attached picture stream)"
     case .pastEnd(let requested, let duration):
       "\(Self.apart(requested, duration).0) s is past the end of the video "

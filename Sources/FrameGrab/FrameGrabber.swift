@@ -154,6 +154,14 @@ public final class FrameGrabber {
       chosen = first
     } else {
       guard let first = videos.first(where: \.isDefault) ?? videos.first else {
+        // Streams FFmpeg knows no codec for (an MPEG-TS stream_type 0x33, VVC): say so rather
+        // than that there is no video.
+        let unknown = streams.filter { !$0.isAudio && !$0.isVideoType && $0.codecName == "none" }
+        if covers.isEmpty, !unknown.isEmpty {
+          throw .noKnownVideo(
+            unknown: unknown.map { "stream \($0.index) (tag 0x\(String($0.codecTag, radix: 16)))" }
+              .joined(separator: ", ") + (unknown.count == 1 ? " is" : " are"))
+        }
         throw .noVideo(hasCover: !covers.isEmpty)
       }
       chosen = first

@@ -227,3 +227,21 @@ import Testing
     #expect(try #require(best.actualTime) < 2.0)
   }
 }
+
+/// An MPEG-TS whose only stream is VVC (stream_type 0x33, which FFmpeg 5.1 does not know:
+/// Tests/WildFixtures/unsupported_vvc.ts, Scripts/make-unsupported-fixtures.sh) said "no video
+/// stream"; it is still no_video, saying that a stream of an unknown codec is there.
+@Suite struct WildUnknownCodecTests {
+  @Test func unknownCodecSaid() throws {
+    let path = packageRoot.appendingPathComponent("Tests/WildFixtures/unsupported_vvc.ts").path
+    do {
+      _ = try grabber(path)
+      Issue.record("a grabber on a stream FFmpeg does not know")
+    } catch let error as FrameError {
+      #expect(error.code == "no_video")
+      #expect(error.message.contains("stream 0 (tag 0x33) is of a codec it does not know"))
+    }
+    // An audio file without cover art keeps the plain message.
+    #expect(throws: FrameError.noVideo(hasCover: false)) { try grabber(fixture("pcm.wav")) }
+  }
+}
