@@ -27,6 +27,10 @@
 #                          starts at tick 52408 (0.5823111 s), not a whole microsecond
 #   wild_live.webm         numbers 10 fps, 2 s, VP8 in WebM written as live (-live 1, as
 #                          browsers' MediaRecorder writes it): no duration, no cues
+#   wild_vfr_bframes.mp4   numbers, 14 frames, VFR: frames 0-9 every 0.1 s, then 10-13 at 1.0, 1.5,
+#                          2.0, 2.5 s (setpts), H.264 with B-frames, MP4 timescale 1000: the edit
+#                          list and the track header say 2.6 s; libavformat's stream duration
+#                          says 1.8 s
 #   wild_anim.webp         16x16, 3 frames at 10 fps, animated WebP (libwebp_anim): FFmpeg 5.1's
 #                          WebP decoder skips its ANIM/ANMF chunks and decodes nothing
 set -euo pipefail
@@ -46,6 +50,9 @@ ff -f lavfi -i "color=c=black:s=64x48:r=10:d=2,$numbers" -c:v libx264 -preset ve
   -pix_fmt yuv420p -g 10 -output_ts_offset 95442.9 "${bitexact[@]}" "$out/wild_ts_wrap.ts"
 ff -f lavfi -i "color=c=black:s=64x48:r=10:d=2,$numbers" -c:v libvpx -b:v 200k -g 5 -f webm \
   -live 1 "${bitexact[@]}" "$out/wild_live.webm"
+ff -f lavfi -i "color=c=black:s=64x48:r=10:d=1.4,$numbers,setpts='if(lt(N,10),N*0.1,1+(N-10)*0.5)/TB'" \
+  -c:v libx264 -preset veryfast -pix_fmt yuv420p -g 12 -fps_mode passthrough \
+  -video_track_timescale 1000 "${bitexact[@]}" "$out/wild_vfr_bframes.mp4"
 base=$(mktemp --suffix=.mp4)
 ff -f lavfi -i "color=c=black:s=64x48:r=10:d=4,$numbers" -c:v libx264 -preset veryfast \
   -pix_fmt yuv420p -bf 3 -x264-params keyint=10:min-keyint=10:scenecut=0 "${bitexact[@]}" "$base"

@@ -250,8 +250,14 @@ public final class FrameGrabber {
       }
       return current!
     }
-    if let duration, seconds > duration + 1e-9 {
-      throw .pastEnd(requested: seconds, duration: duration)
+    if let stated = duration, seconds > stated + 1e-9 {
+      // libavformat's duration of an MP4 track with an edit list can fall short of what the
+      // edit presents (a VFR clip with B-frames: 10.52 s where the edit, the track header and
+      // the frames say 10.84 s): the edit list, read from the file, has the last word.
+      if let edited = editListEnd, edited > stated { duration = edited }
+      if let duration, seconds > duration + 1e-9 {
+        throw .pastEnd(requested: seconds, duration: duration)
+      }
     }
     let found = try presented(at: seconds, tolerance: tolerance)
     // A file cut short (its header's duration lies past its last frame: a recording stopped
@@ -380,6 +386,7 @@ public final class FrameGrabber {
   ///
   /// - Throws: `FrameError.interrupted`, `.timeout`, and what opening the input again throws.
   public func measuredDuration() throws(FrameError) -> Double? {
+    if let stated = duration, let edited = editListEnd, edited > stated { duration = edited }
     if isStill || duration != nil { return duration }
     var end: Int64?
     while let packet = try readPacket() {
@@ -390,6 +397,17 @@ public final class FrameGrabber {
     duration = end.map { Double($0 * timeBase.num) / Double(timeBase.den) - start }
     return duration
   }
+
+  /// Where an MP4 track's single media edit ends on libavformat's timeline, in seconds from the
+  /// input's start (the edit's length, or the last sample's end when that comes first: the
+  /// sample tables read by `BoxLayout`, as mediaprobe reads them); nil for other inputs.
+  private lazy var editListEnd: Double? = {
+    guard input.formatName.hasPrefix("mov,"), let layout = BoxLayout.read(input.source),
+      let track = layout.tracks[Int64(input.view(streamIndex).containerID)], track.timescale > 0,
+      let presentation = track.presentation(movieTimescale: layout.movieTimescale)
+    else { return nil }
+    return Double(presentation.endOnTimeline) / Double(track.timescale) - start
+  }()
 
   /// The stamp `frame` carries (`best_effort_timestamp`, else its pts), in stream ticks.
   private func stamp(of frame: Frame) -> Int64? { frame.bestEffortTimestamp ?? frame.pts }

@@ -245,3 +245,24 @@ import Testing
     #expect(throws: FrameError.noVideo(hasCover: false)) { try grabber(fixture("pcm.wav")) }
   }
 }
+
+/// A VFR MP4 with B-frames (wild_vfr_bframes.mp4: frames 0-9 every 0.1 s, then 10-13 at 1.0,
+/// 1.5, 2.0, 2.5 s): its edit list and track header say 2.6 s, mediaprobe 2.6 s, ffprobe's
+/// frames end at 2.5 + 0.1; libavformat's stream duration says 1.8 s, and times from 1.8 to
+/// 2.6 s failed with time_past_end though frames 12 and 13 are shown then.
+@Suite struct WildEditListEndTests {
+  @Test(arguments: [(2.0, 12), (2.55, 13), (2.6, 13), (1.7, 11)])
+  func framesAfterTheStatedDuration(time: Double, number: Int) throws {
+    let grab = try grabber(fixture("wild_vfr_bframes.mp4")).grab(at: time, maxSize: nil)
+    #expect(frameNumber(grab.picture) == number)
+  }
+
+  @Test func seriesOverTheWholeEdit() throws {
+    let source = try grabber(fixture("wild_vfr_bframes.mp4"))
+    let duration = try #require(try source.measuredDuration())
+    #expect(abs(duration - 2.6) < 1e-9)
+    #expect(throws: FrameError.pastEnd(requested: 2.7, duration: duration)) {
+      try source.grab(at: 2.7, maxSize: nil)
+    }
+  }
+}
