@@ -359,6 +359,11 @@ struct MediaFrameCommand: ParsableCommand {
       defer { bar.finish() }
       var job = job
       job.progress = { done, total in bar.update(done: done, total: total) }
+      job.warn = { message in
+        if !command.diagnostics.quiet {
+          Console.error("mediaframe", "\(display): warning: \(message)")
+        }
+      }
       do throws(FrameError) {
         if command.waveform != nil {
           let record = try WaveformJob.run(

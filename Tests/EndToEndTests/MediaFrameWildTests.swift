@@ -108,4 +108,28 @@ import Testing
     #expect(null.status == 0, "\(null.stderr)")
     #expect(Set(directory.contents) == ["list", "numbers.png", "best.png"])
   }
+
+  /// A sheet of a file cut short (wild_cut_short.webm: the header says 2 s, the frames end at
+  /// 0.9 s, ffprobe) failed at its first tile past the last frame; its tiles are spread over
+  /// the frames there are now (the middles of four parts of 0.9 s: frames 1, 3, 5, 7 at 0.1,
+  /// 0.3, 0.5, 0.7 s, by construction), with a warning on standard error.
+  @Test func sheetOfAFileCutShort() throws {
+    let directory = try TemporaryDirectory()
+    let result = try run(
+      "mediaframe",
+      [
+        "\(Self.frames)/wild_cut_short.webm", "--sheet", "2x2", "--tolerance", "0", "-o",
+        directory.path("s.png"),
+      ])
+    #expect(result.status == 0, "\(result.stderr)")
+    try MediaFrameTests.validate(result)
+    let record = try #require(try MediaFrameTests.records(result).first)
+    let times = try #require(record["tile_times"] as? [Double])
+    #expect(times.count == 4)
+    for (time, expected) in zip(times, [0.1, 0.3, 0.5, 0.7]) {
+      #expect(abs(time - expected) < 1e-9)
+    }
+    #expect(result.stderr.contains("cut short"))
+    #expect(directory.contents == ["s.png"])
+  }
 }
