@@ -13,7 +13,9 @@ import MediaCore
 /// 4. Among the others, the sharpest wins: the largest variance of the 4-neighbour Laplacian
 ///    of the luma (the usual focus measure: a blurred frame has weak second derivatives); the
 ///    earlier candidate wins a tie.
-/// 5. When every candidate is blank, the one with the largest luma variance is taken.
+/// 5. When every candidate of the default window is blank (a clip opening on black longer than
+///    its first 10 %), 24 more are taken over the whole video, and the rule applies to all.
+/// 6. When every candidate is blank, the one with the largest luma variance is taken.
 public enum BestFrame {
   /// Candidates measured in the window.
   public static let candidates = 24
@@ -79,24 +81,32 @@ public enum BestFrame {
     progress: (@Sendable (Double, Double) -> Void)? = nil
   ) throws(FrameError) -> Grab {
     if grabber.isStill { return try grabber.grab(at: 0, maxSize: maxSize) }
-    let duration = grabber.duration ?? 100  // unknown: 10 % of it is 10 s
+    // Unknown (a WebM recorded live): measured from the packets, else 10 % of it is 10 s.
+    let duration = try grabber.measuredDuration() ?? 100
     let span = min(window ?? duration / 10, duration)
     var measures: [Measure] = []
     var seen = Set<Double>()
-    for index in 0..<candidates {
-      let time = (Double(index) + 0.5) * span / Double(candidates)
-      progress?(time, span)
-      let frame: Frame
-      let actual: Double
-      do {
-        (frame, actual) = try grabber.frame(at: time)
-      } catch .noFrame, .pastEnd {
-        continue  // a candidate that does not decode is not a candidate
+    // The default window, then (when all its candidates are blank: a 2 s clip's first 0.2 s
+    // of black gave a black poster) the whole video, when its length is known.
+    var spans = [span]
+    if window == nil, let whole = grabber.duration, whole > span { spans.append(whole) }
+    for (pass, span) in spans.enumerated() {
+      if pass > 0 && measures.contains(where: { $0.variance >= blankVariance }) { break }
+      for index in 0..<candidates {
+        let time = (Double(index) + 0.5) * span / Double(candidates)
+        progress?(time, span)
+        let frame: Frame
+        let actual: Double
+        do {
+          (frame, actual) = try grabber.frame(at: time)
+        } catch .noFrame, .pastEnd, .pastLastFrame {
+          continue  // a candidate that does not decode is not a candidate
+        }
+        guard seen.insert(actual).inserted else { continue }
+        let (variance, sharpness) = measure(
+          try grabber.picture(of: frame, maxSize: measureSize))
+        measures.append(Measure(time: actual, variance: variance, sharpness: sharpness))
       }
-      guard seen.insert(actual).inserted else { continue }
-      let (variance, sharpness) = measure(
-        try grabber.picture(of: frame, maxSize: measureSize))
-      measures.append(Measure(time: actual, variance: variance, sharpness: sharpness))
     }
     guard !measures.isEmpty else {
       throw .noFrame("no frame decoded in the first \(fixed(span, places: 3)) s")

@@ -123,7 +123,7 @@ public final class FrameGrabber {
   /// The pixel aspect ratio (nil: square).
   public let sampleAspectRatio: Rational?
   /// The video's length in seconds from the input's start (nil: unknown, or a still).
-  public let duration: Double?
+  public private(set) var duration: Double?
   /// The stream is HDR by its headers (HDR10, HLG, Dolby Vision).
   public let isHDR: Bool
   /// A picture was tone-mapped to SDR BT.709 (its frame's transfer was SMPTE 2084 PQ or ARIB
@@ -154,6 +154,14 @@ public final class FrameGrabber {
       chosen = first
     } else {
       guard let first = videos.first(where: \.isDefault) ?? videos.first else {
+        // Streams FFmpeg knows no codec for (an MPEG-TS stream_type 0x33, VVC): say so rather
+        // than that there is no video.
+        let unknown = streams.filter { !$0.isAudio && !$0.isVideoType && $0.codecName == "none" }
+        if covers.isEmpty, !unknown.isEmpty {
+          throw .noKnownVideo(
+            unknown: unknown.map { "stream \($0.index) (tag 0x\(String($0.codecTag, radix: 16)))" }
+              .joined(separator: ", ") + (unknown.count == 1 ? " is" : " are"))
+        }
         throw .noVideo(hasCover: !covers.isEmpty)
       }
       chosen = first
@@ -180,10 +188,12 @@ public final class FrameGrabber {
     isCover = cover
     isStill =
       cover || InputFormats.isImagePipe(input.formatName) || input.formatName == "image2"
-    start = isStill ? 0 : (input.startSeconds ?? 0)
+    start = isStill ? 0 : Self.exactStart(of: input)
     let info = chosen.videoInfo(isCoverArt: cover)
     sampleAspectRatio = info.sampleAspectRatio
-    if isStill && !cover, let exif = JPEGOrientation.read(input.source) {
+    if isStill && !cover,
+      let exif = JPEGOrientation.read(input.source) ?? StillOrientation.read(input.source)
+    {
       orientation = Orientation(
         transform: JPEGOrientation.transform(exif, width: chosen.width, height: chosen.height),
         width: chosen.width, height: chosen.height, sampleAspectRatio: info.sampleAspectRatio)
@@ -194,6 +204,16 @@ public final class FrameGrabber {
       duration = nil
     } else if let length = chosen.duration, let first = chosen.startTime {
       duration = Double((first + length) * timeBase.num) / Double(timeBase.den) - start
+    } else if input.formatName.hasPrefix("matroska") {
+      // Matroska: the track's DURATION tag (FFmpeg's muxer writes one) and the segment's
+      // duration (libavformat's `duration` here) are where the track and the segment end,
+      // counted from the segment's time 0, not lengths from the input's start (`start_time`).
+      // Taken as lengths, a file whose video starts at 2.5 s (copied from MPEG-TS,
+      // `-output_ts_offset`) ran 2.5 s past its last frame: series repeated the last frame and
+      // times past the end gave it instead of `time_past_end`.
+      let end = chosen.tag("DURATION").flatMap(MediaDuration.fromTag)?.seconds
+      let origin = start
+      duration = (end ?? input.durationSeconds).map { $0 - origin }
     } else {
       duration = input.durationSeconds
     }
@@ -215,14 +235,51 @@ public final class FrameGrabber {
   ) {
     if isStill {
       if current == nil {
-        guard let frame = try nextFrame() else { throw .noFrame("the picture did not decode") }
+        guard let frame = try nextFrame() else {
+          if Self.isAnimatedWebP(input.source.bytes(at: 0, count: 21)) {
+            // FFmpeg 5.1's WebP decoder skips the ANIM and ANMF chunks: no picture at all.
+            throw .decoder(
+              FFmpegError(
+                code: -38,
+                message: "an animated WebP, which FFmpeg 5.1's WebP decoder cannot read (it "
+                  + "reads still WebP only)"))
+          }
+          throw .noFrame("the picture did not decode")
+        }
         current = (frame, 0)
       }
       return current!
     }
-    if let duration, seconds > duration + 1e-9 {
-      throw .pastEnd(requested: seconds, duration: duration)
+    if let stated = duration, seconds > stated + 1e-9 {
+      // libavformat's duration of an MP4 track with an edit list can fall short of what the
+      // edit presents (a VFR clip with B-frames: 10.52 s where the edit, the track header and
+      // the frames say 10.84 s): the edit list, read from the file, has the last word.
+      if let edited = editListEnd, edited > stated { duration = edited }
+      if let duration, seconds > duration + 1e-9 {
+        throw .pastEnd(requested: seconds, duration: duration)
+      }
     }
+    let found = try presented(at: seconds, tolerance: tolerance)
+    // A file cut short (its header's duration lies past its last frame: a recording stopped
+    // before its header was rewritten, a partial download): the decode reached the end of the
+    // stream, and `seconds` lies past the last frame's end. Before, the last frame came out for
+    // any later time, and series repeated it to the header's end.
+    if pending == nil, ended, demuxed, queue.isEmpty,
+      let last = current, last.time == found.time
+    {
+      let length = last.0.duration > 0 ? last.0.duration : frameTicks
+      let end = last.time + Double(length * timeBase.num) / Double(timeBase.den)
+      if seconds > end + 1e-6 {
+        throw .pastLastFrame(requested: seconds, end: end, stated: duration)
+      }
+    }
+    return found
+  }
+
+  /// `frame(at:tolerance:)` once the time is known to be within the stated duration.
+  private func presented(at seconds: Double, tolerance: Double?) throws(FrameError) -> (
+    Frame, time: Double
+  ) {
     let limit = seconds + 1e-9
     if let tolerance, tolerance > 0 {
       if let current, abs(current.time - seconds) <= tolerance + 1e-9 { return current }
@@ -288,7 +345,7 @@ public final class FrameGrabber {
         stopTarget = nil
         stopsAtTarget = false
         defer { stopsAtTarget = true }
-        return try frame(at: seconds, tolerance: tolerance)
+        return try presented(at: seconds, tolerance: tolerance)
       }
     }
     guard let current else {
@@ -296,6 +353,61 @@ public final class FrameGrabber {
     }
     return current
   }
+
+  /// The input's start (`start_time`) in seconds, exactly: libavformat keeps it in
+  /// microseconds, rounded, and an MPEG-TS whose first timestamp is not a multiple of 9 ticks
+  /// of its 90 kHz clock (most captures) starts up to 0.5 µs off, so a frame exactly at T was
+  /// reckoned just after T and the one before it came out (`--every 1` gave the frame before
+  /// each second). The stream whose first timestamp is that start gives it in its own ticks.
+  static func exactStart(of input: InputFile) -> Double {
+    guard let rounded = input.startSeconds else { return 0 }
+    for stream in input.streams {
+      guard let first = stream.startTime else { continue }
+      let base = stream.timeBase
+      let exact = Double(first * base.num) / Double(base.den)
+      if abs(exact - rounded) <= 0.5e-6 + 1e-12 { return exact }
+    }
+    return rounded
+  }
+
+  /// Whether `header` (a file's first 21 bytes) opens an animated WebP: RIFF, WEBP, a VP8X
+  /// chunk whose flags have the animation bit (0x02).
+  static func isAnimatedWebP(_ header: [UInt8]) -> Bool {
+    header.count == 21 && header[0..<4].elementsEqual("RIFF".utf8)
+      && header[8..<12].elementsEqual("WEBP".utf8) && header[12..<16].elementsEqual("VP8X".utf8)
+      && header[20] & 0x02 != 0
+  }
+
+  /// The video's length when its headers state none (a WebM recorded live, as browsers'
+  /// MediaRecorder writes it, has no duration and no cues): every packet of the stream is read
+  /// (nothing is decoded) and the last one's end taken (its presentation time plus its
+  /// duration, else one frame at the stream's rate); the input is then opened again at its
+  /// start. Series, sheets and `--best` need it; a stated duration is returned as it is.
+  ///
+  /// - Throws: `FrameError.interrupted`, `.timeout`, and what opening the input again throws.
+  public func measuredDuration() throws(FrameError) -> Double? {
+    if let stated = duration, let edited = editListEnd, edited > stated { duration = edited }
+    if isStill || duration != nil { return duration }
+    var end: Int64?
+    while let packet = try readPacket() {
+      guard let pts = packet.pts else { continue }
+      end = max(end ?? .min, pts + (packet.duration > 0 ? packet.duration : frameTicks))
+    }
+    try reopen()
+    duration = end.map { Double($0 * timeBase.num) / Double(timeBase.den) - start }
+    return duration
+  }
+
+  /// Where an MP4 track's single media edit ends on libavformat's timeline, in seconds from the
+  /// input's start (the edit's length, or the last sample's end when that comes first: the
+  /// sample tables read by `BoxLayout`, as mediaprobe reads them); nil for other inputs.
+  private lazy var editListEnd: Double? = {
+    guard input.formatName.hasPrefix("mov,"), let layout = BoxLayout.read(input.source),
+      let track = layout.tracks[Int64(input.view(streamIndex).containerID)], track.timescale > 0,
+      let presentation = track.presentation(movieTimescale: layout.movieTimescale)
+    else { return nil }
+    return Double(presentation.endOnTimeline) / Double(track.timescale) - start
+  }()
 
   /// The stamp `frame` carries (`best_effort_timestamp`, else its pts), in stream ticks.
   private func stamp(of frame: Frame) -> Int64? { frame.bestEffortTimestamp ?? frame.pts }
@@ -353,25 +465,38 @@ public final class FrameGrabber {
 
   /// The stream's keyframes from the demuxer's index (MP4's sync samples), in seconds from the
   /// input's start; empty for other containers (whose index is partial or absent). MP4
-  /// indexes decoding times, which precede the presentation times by the reordering delay: the
-  /// times are moved by the difference between the stream's first presentation time and the
-  /// first indexed keyframe (x264's keyframes keep the same composition offset). A keyframe
-  /// taken from here is checked against its decoded time.
-  private lazy var keyframes: [(time: Double, seekTime: Double)] = {
+  /// indexes decoding times, which precede the presentation times by the keyframes'
+  /// composition offset (x264's keyframes keep the same one): until a keyframe was decoded, it
+  /// is taken as the difference between the stream's first presentation time and the first
+  /// indexed keyframe, which is too large when an edit list starts after the first keyframe
+  /// (a cut with `-ss T -c copy`: presentation starts at a frame after it); the first keyframe
+  /// decoded tells the offset (`learnedShift`).
+  private var keyframes: [(time: Double, seekTime: Double)] {
+    let shift = learnedShift ?? keyframeIndex.shift
+    return keyframeIndex.seekTimes.map { ($0 + shift, $0) }
+  }
+
+  /// The composition offset of the keyframes, in seconds, once one was decoded from the index.
+  private var learnedShift: Double?
+
+  /// The indexed keyframes' decoding times in seconds from the input's start, and the offset
+  /// to their presentation times guessed from the index (at least the true one: the first
+  /// keyframe is presented at or before the stream's first presentation time).
+  private lazy var keyframeIndex: (seekTimes: [Double], shift: Double) = {
     // Only MP4/MOV's index is whole once the header is read: Matroska reads its cues on the
     // first seek, and MPEG-TS, AVI without idx1 and the rest add entries as they read.
-    guard input.formatName.hasPrefix("mov,") else { return [] }
+    guard input.formatName.hasPrefix("mov,") else { return ([], 0) }
     let stream = input.view(streamIndex)
     var stamps: [Int64] = []
     stream.forEachIndexEntry { entry in
       if entry.isKeyframe { stamps.append(entry.timestamp) }
     }
     stamps.sort()
-    guard let first = stamps.first else { return [] }
+    guard let first = stamps.first else { return ([], 0) }
     let shift = max(0, (stream.startTime ?? first) - first)
     let (base, origin) = (timeBase, start)
     let seconds = { (stamp: Int64) in Double(stamp * base.num) / Double(base.den) - origin }
-    return stamps.map { (seconds($0 + shift), seconds($0)) }
+    return (stamps.map(seconds), Double(shift * base.num) / Double(base.den))
   }()
 
   /// The keyframe nearest `seconds` within `tolerance`, decoded; nil when there is none. With
@@ -382,20 +507,40 @@ public final class FrameGrabber {
   private func keyframe(near seconds: Double, within tolerance: Double) throws(FrameError) -> (
     Frame, time: Double
   )? {
-    if !keyframes.isEmpty {
-      guard
-        let nearest = keyframes.min(by: { abs($0.time - seconds) < abs($1.time - seconds) }),
-        abs(nearest.time - seconds) <= tolerance + 1e-9,
-        (try? seek(toSeconds: nearest.seekTime, within: (0.001, 0.001))) != nil,
-        let frame = try nextFrame()
-      else { return nil }
-      let time = self.time(of: frame)
-      guard abs(time - seconds) <= tolerance + 1e-9 else {
-        pending = frame
-        return nil
+    if !keyframeIndex.seekTimes.isEmpty {
+      for _ in 0..<2 {
+        // Until a keyframe was decoded, a keyframe's presentation time lies between its
+        // decoding time and that plus the guessed offset: any that may be within the
+        // tolerance is a candidate, the nearest by the guess first.
+        let shift = learnedShift ?? keyframeIndex.shift
+        let slack = learnedShift == nil ? shift : 0
+        let candidates = keyframeIndex.seekTimes.filter {
+          $0 - tolerance - 1e-9 <= seconds && seconds <= $0 + slack + tolerance + 1e-9
+        }
+        guard
+          let nearest = candidates.min(by: {
+            abs($0 + shift - seconds) < abs($1 + shift - seconds)
+          }),
+          (try? seek(toSeconds: nearest, within: (0.001, 0.001))) != nil,
+          let frame = try nextFrame()
+        else { return nil }
+        let time = self.time(of: frame)
+        if learnedShift == nil && frame.isKeyFrame {
+          learnedShift = time - nearest
+          // With the offset known, another keyframe may be the nearest: seek to it.
+          let again = keyframeIndex.seekTimes.min(by: {
+            abs($0 + time - nearest - seconds) < abs($1 + time - nearest - seconds)
+          })
+          if again != nearest { continue }
+        }
+        guard abs(time - seconds) <= tolerance + 1e-9 else {
+          pending = frame
+          return nil
+        }
+        current = (frame, time)
+        return current
       }
-      current = (frame, time)
-      return current
+      return nil
     }
     var found: (Frame, time: Double)?
     if (try? seek(toSeconds: seconds, within: (tolerance, 0))) != nil, let frame = try nextFrame() {
@@ -614,7 +759,7 @@ extension FrameGrabber {
     let stored = orientation.rotation % 180 == 0 ? shown : (shown.1, shown.0)
     let color = source.color
     let range: ColorRange =
-      color.range == .full || format.name.hasPrefix("yuvj") ? .full : .limited
+      color.range == .full || format.name.hasPrefix("yuvj") || format.isRGB ? .full : .limited
     let key = ScalerKey(
       source: ImageFormat(
         width: source.width, height: source.height, pixelFormat: format, matrix: color.matrix,
@@ -627,7 +772,15 @@ extension FrameGrabber {
       do {
         scaler = try Scaler(
           from: key.source,
-          to: ImageFormat(width: stored.0, height: stored.1, pixelFormat: .rgb24),
+          to: format.isRGB
+            // R'G'B' to R'G'B': without a direct conversion (16 bits, gbrp10) libswscale goes
+            // through Y'CbCr, made with the destination's matrix and range and read back with
+            // the source's: both must be the same (full range), else 16-bit PNGs and TIFFs
+            // came out up to 22 levels off (PSNR 31 dB against their 8-bit originals).
+            ? ImageFormat(
+              width: stored.0, height: stored.1, pixelFormat: .rgb24, matrix: key.source.matrix,
+              range: .full)
+            : ImageFormat(width: stored.0, height: stored.1, pixelFormat: .rgb24),
           interpolation: .bicubic)
       } catch {
         throw .filter("cannot convert the \(format) picture to RGB", error)

@@ -73,6 +73,10 @@ public struct FrameJobOptions: Sendable {
   /// `--best` with the media time reached and the time the work ends at, in seconds (the
   /// command's progress bar).
   public var progress: (@Sendable (Double, Double) -> Void)?
+  /// Called with what the pictures made do not show although no error stopped them (a sheet
+  /// of a file cut short covers only the frames it holds): the command's warning on standard
+  /// error.
+  public var warn: (@Sendable (String) -> Void)?
 
   /// Options; the default takes the first frame.
   public init() {}
@@ -206,19 +210,33 @@ public enum FrameJob {
         options.progress?(time, times.last ?? time)
       }
     case .sheet(let columns, let rows, let series, let timestamps):
-      let times = try seriesTimes(series ?? .count(columns * rows), grabber: grabber)
-      // A sheet takes the keyframe nearest each tile's time within half the spacing of the
-      // tiles, as AVAssetImageGenerator's default tolerance does (--tolerance 0: exact).
-      let spacing = times.count > 1 ? times[1] - times[0] : nil
-      let tolerance = options.tolerance ?? spacing.map { $0 / 2 }
+      var times = try seriesTimes(series ?? .count(columns * rows), grabber: grabber)
       var tiles: [Grab] = []
-      let last = times.prefix(columns * rows).last ?? 0
-      for time in times.prefix(columns * rows) {
-        tiles.append(
-          try grabber.grab(
-            at: time, tolerance: tolerance,
-            maxSize: options.maxSize ?? ContactSheet.defaultTile))
-        options.progress?(time, last)
+      var replanned = false
+      while tiles.count < min(times.count, columns * rows) {
+        // A sheet takes the keyframe nearest each tile's time within half the spacing of the
+        // tiles, as AVAssetImageGenerator's default tolerance does (--tolerance 0: exact).
+        let spacing = times.count > 1 ? times[1] - times[0] : nil
+        let tolerance = options.tolerance ?? spacing.map { $0 / 2 }
+        let time = times[tiles.count]
+        do {
+          tiles.append(
+            try grabber.grab(
+              at: time, tolerance: tolerance,
+              maxSize: options.maxSize ?? ContactSheet.defaultTile))
+        } catch .pastLastFrame(_, let end, let stated) where !replanned {
+          // A file cut short (its header states more than its frames hold): the tiles are
+          // spread over the frames there are, and the command says so.
+          replanned = true
+          times = (series ?? .count(columns * rows)).times(duration: end)
+          tiles = []
+          options.warn?(
+            "its frames end at \(fixed(end, places: 3)) s"
+              + (stated.map { " though its header says \(fixed($0, places: 3)) s" } ?? "")
+              + " (the file may be cut short): the sheet covers 0 to \(fixed(end, places: 3)) s")
+          continue
+        }
+        options.progress?(time, times.prefix(columns * rows).last ?? time)
       }
       let sheet = ContactSheet.draw(tiles, columns: columns, rows: rows, timestamps: timestamps)
       let size = try write(sheet, to: output)
@@ -241,7 +259,8 @@ public enum FrameJob {
     -> [Double]
   {
     if grabber.isStill { return [0] }
-    guard let duration = grabber.duration else {
+    // Without a stated duration (a WebM recorded live), the packets are read to measure it.
+    guard let duration = try grabber.measuredDuration() else {
       throw .invalidOption("the video's duration is unknown: give times with --at")
     }
     return series.times(duration: duration)

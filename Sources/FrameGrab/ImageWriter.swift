@@ -42,6 +42,15 @@ public enum ImageWriter {
   public static func encode(_ picture: Picture, as kind: ImageKind, quality: Int? = nil)
     throws(FrameError) -> [UInt8]
   {
+    if kind == .webp && max(picture.width, picture.height) > 16383 {
+      // WebP stores each side in 14 bits; libwebp only said "Invalid argument".
+      throw .encoder(
+        "libwebp",
+        FFmpegError(
+          code: -22,
+          message: "a WebP picture is at most 16383 pixels a side, not \(picture.width)x"
+            + "\(picture.height): use --max-size, or .jpg or .png"))
+    }
     let quality = Double(min(100, max(1, quality ?? 90)))
     let (encoder, pixelFormat, matrix, range, rate):
       (String, PixelFormat, ColorMatrix, ColorRange, EncoderSettings.RateControl) =

@@ -29,10 +29,12 @@ struct MediaFrameCommand: ParsableCommand {
       nearest the time within S seconds instead, when there is one (faster: nothing is decoded \
       past it); the record's actual_time says which frame came out. Times are seconds or \
       [hh:]mm:ss[.mmm] from the start of the input, as the ffmpeg CLI's -ss. A time past the \
-      end of the video is an error (time_past_end) naming the duration.
+      end of the video is an error (time_past_end) naming the duration, or where the frames \
+      end when the file holds fewer than its header says (cut short).
 
       PICTURE: turned upright by the display matrix (rotation and mirroring, the 8 \
-      orientations mediaprobe reports; a JPEG's EXIF orientation), with square pixels (the \
+      orientations mediaprobe reports; the EXIF orientation of a JPEG, PNG or WebP), with \
+      square pixels (the \
       pixel aspect ratio widens the picture: SAR 2:1 doubles the width), fitted inside \
       --max-size WxH (only made smaller, keeping the shape), converted to R'G'B' by libswscale \
       (the frame's matrix and range, bicubic). HDR video (PQ or HLG) is tone-mapped to SDR \
@@ -54,13 +56,16 @@ struct MediaFrameCommand: ParsableCommand {
       BEST: --best writes the representative frame of the first --best-window seconds \
       (default 10 % of the duration): of 24 frames spread over the window, those whose luma \
       varies less than 10 levels (standard deviation: black, white, flat) are skipped and the \
-      sharpest of the rest (largest variance of the luma's Laplacian) is taken.
+      sharpest of the rest (largest variance of the luma's Laplacian) is taken. When all of the \
+      default window's are blank, 24 more over the whole video are looked at.
 
       OUTPUT: -o names the output of one input; --output-dir DIR writes NAME.EXT there for \
       each input (NAME_%03d.EXT for a series), with EXT from --format (jpg by default); \
       without either, beside each input. Files are written atomically (an unnamed file linked \
       under its name when complete: nothing partial is ever left) and synced (--no-sync \
-      skips); an existing file is replaced only with --force. A series, a sheet and --best \
+      skips); an existing file is replaced only with --force. Two inputs whose pictures would \
+      take the same name (a/clip.mp4 and b/clip.mp4 into one --output-dir): the first keeps \
+      it, the later fail with duplicate_output. A series, a sheet and --best \
       show a progress bar on standard error when it is a terminal (one input at a time; \
       --quiet drops it). One JSON object per picture \
       written goes to standard output as a line (NDJSON): input, output, kind, index, \
@@ -71,7 +76,8 @@ struct MediaFrameCommand: ParsableCommand {
       {"input", "error": {"code", "message"}}. Error codes: the probe's input codes \
       (not_found, unrecognized_format, truncated, ...), no_video, no_cover, time_past_end, \
       no_frame, decoder_error, filter_error, encoder_error, unsupported_output, \
-      invalid_option, output_exists, output_is_directory, write_error, interrupted, timeout.
+      invalid_option, output_exists, output_is_directory, duplicate_output (two inputs' \
+      pictures would take the same name: the first keeps it), write_error, interrupted, timeout.
 
       EXIT STATUS: 0 when every input gave its pictures, 1 when any failed, 64 for usage \
       errors, 130/143 when interrupted by SIGINT/SIGTERM. \(CommonHelp.dashes)
@@ -317,15 +323,47 @@ struct MediaFrameCommand: ParsableCommand {
     style.decibels = dbScale
     style.axis = waveformAxis
     let drawing = style
-    let work: @Sendable (Int, InputPath) -> (String, [String], FrameError?) = {
-      (_: Int, path: InputPath) -> (String, [String], FrameError?) in
+    // Two inputs whose pictures would take the same name (a/clip.mp4 and b/clip.mp4 into one
+    // --output-dir, clip.mp4 and clip.mov beside each other): the first in the inputs' order
+    // keeps it and the later fail with duplicate_output, before anything is decoded; with
+    // --force the later one silently replaced the first's picture.
+    let owners = Mutex<[String: String]>([:])
+    let claim: @Sendable (InputPath) -> (InputPath, String?) = { path in
+      let output = command.outputPath(for: path.name)
+      let owner = owners.withLock { owners in
+        if let owner = owners[output] { return owner as String? }
+        owners[output] = path.display
+        return nil
+      }
+      return (path, owner)
+    }
+    let work: @Sendable (Int, (InputPath, String?)) -> (String, [String], FrameError?) = {
+      (_: Int, item: (InputPath, String?)) -> (String, [String], FrameError?) in
+      let (path, owner) = item
       var lines: [String] = []
       let display = path.display
+      if path.name.utf8.contains(0) {
+        // No file is named with a NUL byte: the system would read the name up to it (a
+        // NUL-separated list read without --null gave the first name's picture, under the
+        // whole list's name, with exit 0).
+        return (display, [], FrameError.input(.notFound))
+      }
+      if let owner {
+        return (
+          display, [],
+          FrameError.duplicateOutput(command.outputPath(for: path.name), owner: owner)
+        )
+      }
       // A bar on a terminal for one input at a time (series, sheets, --best).
       let bar = ProgressBar(label: display, quiet: command.diagnostics.quiet || workers > 1)
       defer { bar.finish() }
       var job = job
       job.progress = { done, total in bar.update(done: done, total: total) }
+      job.warn = { message in
+        if !command.diagnostics.quiet {
+          Console.error("mediaframe", "\(display): warning: \(message)")
+        }
+      }
       do throws(FrameError) {
         if command.waveform != nil {
           let record = try WaveformJob.run(
@@ -364,9 +402,12 @@ struct MediaFrameCommand: ParsableCommand {
       var paths: [InputPath] = []
       while let path = inputs.next() { paths.append(path) }
       orderedParallel(
-        items: paths, workers: workers, startOrder: largestFirst(paths), work: work, emit: emit)
+        items: paths.map(claim), workers: workers, startOrder: largestFirst(paths), work: work,
+        emit: emit)
     } else {
-      orderedParallel(workers: workers, next: inputs.next, work: work, emit: emit)
+      // Claimed as they are read, in the inputs' order (one reader at a time).
+      orderedParallel(
+        workers: workers, next: { inputs.next().map(claim) }, work: work, emit: emit)
     }
     if failures.withLock({ $0 }) > 0 { throw ExitCode(1) }
   }

@@ -163,9 +163,14 @@ import Testing
       "mediaframe-numbers-\(getpid()).ts"
     ).path
     if !FileManager.default.fileExists(atPath: path) {
+      let part = path + ".\(UUID().uuidString)"
       _ = try run(
         "ffmpeg",
-        ["-v", "error", "-nostdin", "-y", "-i", fixture("numbers.mp4"), "-c", "copy", path])
+        [
+          "-v", "error", "-nostdin", "-y", "-i", fixture("numbers.mp4"), "-c", "copy", "-f",
+          "mpegts", part,
+        ])
+      _ = rename(part, path)
     }
     return path
   }
@@ -207,12 +212,16 @@ import Testing
       "mediaframe-numbers-\(getpid()).h264"
     ).path
     if !FileManager.default.fileExists(atPath: path) {
+      // Written under a name of its own and renamed: the test's cases run at once, and one
+      // that found the name while ffmpeg was still writing read an empty file.
+      let part = path + ".\(UUID().uuidString)"
       _ = try run(
         "ffmpeg",
         [
           "-v", "error", "-nostdin", "-y", "-i", fixture("numbers.mp4"), "-c", "copy", "-bsf:v",
-          "h264_mp4toannexb", "-f", "h264", path,
+          "h264_mp4toannexb", "-f", "h264", part,
         ])
+      _ = rename(part, path)
     }
     return path
   }
