@@ -1,0 +1,66 @@
+import AV
+import Foundation
+import FrameGrab
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Waveforms of inputs nobody on the project made for the tests (docs/mediaframe.md, "Waveforms
+/// of files from the wild"), each made with the ffmpeg CLI at test time and checked against the
+/// ffmpeg CLI's own 16-bit decode of the same file, binned as audiowaveform does.
+@Suite struct WaveformWildTests {
+  /// A scratch folder, removed by the caller.
+  static func scratch() throws -> URL {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "waveform-wild-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory
+  }
+
+  /// Runs the ffmpeg CLI (quiet, overwriting) and requires it to succeed.
+  static func ffmpeg(_ arguments: [String]) throws {
+    let result = try run("ffmpeg", ["-v", "error", "-nostdin", "-y"] + arguments)
+    try #require(result.status == 0, "ffmpeg \(arguments)")
+  }
+
+  /// The oracle's bins: the ffmpeg CLI's decode of `path` (its default audio stream) as 16-bit
+  /// samples, `channels` of them interleaved, binned by `WaveformTests.bins`.
+  static func oracle(_ path: String, channels: Int, per size: Int, split: Bool) throws -> [Int] {
+    let result = try run("ffmpeg", ["-v", "error", "-i", path, "-f", "s16le", "-"])
+    let pcm = result.stdout.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+    let perChannel = (0..<channels).map { c in
+      stride(from: c, to: pcm.count, by: channels).map { Int(pcm[$0]) }
+    }
+    return WaveformTests.bins(perChannel, per: size, split: split)
+  }
+
+  /// A FIFO read with more than one thread allowed: the chunk planner looked at the input
+  /// first (opening it read the start of the pipe and closed it), so the one-pass decode that
+  /// followed found the writer gone and gave up with `timeout` after 10 s. A FIFO (not a
+  /// regular file) is never planned now, and its one pass gives ffmpeg's bins.
+  @Test func fifoWithThreads() throws {
+    let directory = try Self.scratch()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let source = directory.appendingPathComponent("tone.ogg").path
+    try Self.ffmpeg([
+      "-f", "lavfi", "-i", "sine=f=440:d=1.5:sample_rate=48000", "-c:a", "libopus", source,
+    ])
+    let fifo = directory.appendingPathComponent("pipe.ogg").path
+    try #require(mkfifo(fifo, 0o600) == 0)
+    let writer = Process()
+    writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+    writer.arguments = ["-c", "exec cat \"$0\" > \"$1\"", source, fifo]
+    try writer.run()
+    defer { writer.waitUntilExit() }
+    let started = Date()
+    let waveform = try Waveform.measure(
+      .file(fifo), options: OpenOptions(timeout: 10), samplesPerPixel: 256, split: false,
+      threads: 2)
+    #expect(Date().timeIntervalSince(started) < 5)
+    #expect(waveform.sampleRate == 48000)
+    #expect(
+      waveform.values(bits: 16) == (try Self.oracle(source, channels: 1, per: 256, split: false)))
+  }
+}
