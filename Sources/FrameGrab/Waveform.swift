@@ -294,6 +294,11 @@ public struct Waveform: Sendable, Equatable {
     public var bins: Int
     /// The decode's chunks (1: one pass).
     public var chunks: Int
+    /// What the decode warned of (packets that failed to decode and were skipped, as the
+    /// ffmpeg CLI skips them; a format change mid-stream; leading junk): the bins are those of
+    /// the samples that did decode. Empty for chunks (they are kept only when every frame
+    /// decoded).
+    public var warnings: [String] = []
   }
 
   /// `measure`; with `columns` (a picture's width), a stream whose length the container states
@@ -400,6 +405,7 @@ public struct Waveform: Sendable, Equatable {
     var filling: ByteBuffer?
     defer { binning?.abandon() }
     var sampleRate = 0
+    var warnings: [String] = []
     do throws(ExtractError) {
       let audio = try AudioSource(
         opening: source, open: options, choice: .automatic, start: nil, duration: nil,
@@ -458,6 +464,7 @@ public struct Waveform: Sendable, Equatable {
       if builder == nil { builder = makeBuilder(format) }
       builder!.finishBins()
       sampleRate = format.sampleRate
+      warnings = audio.reportedWarnings
     } catch {
       throw .audio(error)
     }
@@ -468,7 +475,8 @@ public struct Waveform: Sendable, Equatable {
     }
     let waveform = builder!.finish(sampleRate: sampleRate)
     return Measurement(
-      waveform: waveform, columns: builder!.columns, bins: builder!.nextBin, chunks: 1)
+      waveform: waveform, columns: builder!.columns, bins: builder!.nextBin, chunks: 1,
+      warnings: warnings)
   }
 }
 
@@ -688,12 +696,14 @@ public enum WaveformJob {
     public var bytes: Int
     /// The audio was decoded in this many chunks at once (1: one pass from the start).
     public var chunks: Int
+    /// What the decode warned of (`Waveform.Measurement.warnings`); left out when none.
+    public var warnings: [String]?
 
     enum CodingKeys: String, CodingKey {
       case input, output, kind, format
       case sampleRate = "sample_rate"
       case samplesPerPixel = "samples_per_pixel"
-      case bits, channels, length, bytes, chunks
+      case bits, channels, length, bytes, chunks, warnings
     }
   }
 
@@ -727,6 +737,6 @@ public enum WaveformJob {
       input: input, output: output, format: kind.rawValue, sampleRate: waveform.sampleRate,
       samplesPerPixel: samplesPerPixel, bits: kind == .png ? nil : bits,
       channels: waveform.channels, length: measured.bins, bytes: bytes.count,
-      chunks: measured.chunks)
+      chunks: measured.chunks, warnings: measured.warnings.isEmpty ? nil : measured.warnings)
   }
 }

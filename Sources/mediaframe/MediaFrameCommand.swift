@@ -67,7 +67,8 @@ struct MediaFrameCommand: ParsableCommand {
       requested_time, actual_time, tile_times, width, height, stream, orientation, rotation, \
       mirrored, sample_aspect_ratio, tone_mapped, format, bytes (a waveform: sample_rate, \
       samples_per_pixel, bits, channels, length, and chunks: the audio was decoded in that \
-      many parts at once, AAC LC or MP3 in MP4, checked to equal one pass); a failed input gives \
+      many parts at once, AAC LC or MP3 in MP4, checked to equal one pass; warnings, also on \
+      standard error, when damaged packets were skipped); a failed input gives \
       {"input", "error": {"code", "message"}}. Error codes: the probe's input codes \
       (not_found, unrecognized_format, truncated, ...), no_video, no_cover, time_past_end, \
       no_frame, decoder_error, filter_error, encoder_error, unsupported_output, \
@@ -317,10 +318,23 @@ struct MediaFrameCommand: ParsableCommand {
     style.decibels = dbScale
     style.axis = waveformAxis
     let drawing = style
+    // Two inputs naming one output: the first in the inputs' order writes it, the others fail.
+    let claims = OutputClaims()
+    let next: @Sendable () -> InputPath? = {
+      guard let path = inputs.next() else { return nil }
+      claims.register(input: path.display, output: command.outputPath(for: path.name))
+      return path
+    }
     let work: @Sendable (Int, InputPath) -> (String, [String], FrameError?) = {
-      (_: Int, path: InputPath) -> (String, [String], FrameError?) in
+      (index: Int, path: InputPath) -> (String, [String], FrameError?) in
       var lines: [String] = []
       let display = path.display
+      if let owner = claims.owner(ofOutputOf: index) {
+        let message =
+          "\(command.outputPath(for: path.name)) is also the output of \(owner), named before "
+          + "it: give the inputs different names or separate runs with their own --output-dir"
+        return (display, lines, FrameError.invalidOption(message))
+      }
       // A bar on a terminal for one input at a time (series, sheets, --best).
       let bar = ProgressBar(label: display, quiet: command.diagnostics.quiet || workers > 1)
       defer { bar.finish() }
@@ -333,6 +347,9 @@ struct MediaFrameCommand: ParsableCommand {
             open: job.open, samplesPerPixel: command.samplesPerPixel, bits: command.bits,
             split: command.splitChannels, style: drawing, overwrite: job.overwrite,
             sync: job.sync, threads: workers == 1 ? coreCount : 1)
+          for warning in record.warnings ?? [] where !command.diagnostics.quiet {
+            Console.error("mediaframe", "\(display): warning: \(warning)")
+          }
           return (display, [encodeLine(record)], nil as FrameError?)
         }
         try FrameJob.run(
@@ -362,11 +379,11 @@ struct MediaFrameCommand: ParsableCommand {
       // are short and no worker idles while another finishes a long one; records still come
       // out in the inputs' order.
       var paths: [InputPath] = []
-      while let path = inputs.next() { paths.append(path) }
+      while let path = next() { paths.append(path) }
       orderedParallel(
         items: paths, workers: workers, startOrder: largestFirst(paths), work: work, emit: emit)
     } else {
-      orderedParallel(workers: workers, next: inputs.next, work: work, emit: emit)
+      orderedParallel(workers: workers, next: next, work: work, emit: emit)
     }
     if failures.withLock({ $0 }) > 0 { throw ExitCode(1) }
   }
