@@ -150,7 +150,7 @@ struct MediaFrameCommand: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "Write the audio's waveform instead: FILE.json, FILE.dat (BBC audiowaveform's formats) or FILE.png; json, dat or png alone names it after each input.",
+      "Write the audio's waveform instead: FILE.json, FILE.dat (BBC audiowaveform's formats) or FILE.png; json, dat or png alone names it after each input. With FILE, the input may be - (standard input).",
       valueName: "file"))
   var waveform: String?
 
@@ -205,7 +205,10 @@ struct MediaFrameCommand: ParsableCommand {
     if let outputDir, let problem = outputDirectoryProblem(outputDir) {
       throw ValidationError(problem)
     }
-    if inputs.contains("-") { throw ValidationError("mediaframe reads files, not standard input") }
+    if inputs.contains("-") && (waveform.map { WaveformJob.Kind(rawValue: $0) != nil } ?? true) {
+      throw ValidationError(
+        "mediaframe reads files, not standard input (but --waveform FILE reads the audio of -)")
+    }
     let modes = [
       at != nil, every != nil || count != nil, sheet != nil, best, cover, waveform != nil,
     ]
@@ -343,7 +346,8 @@ struct MediaFrameCommand: ParsableCommand {
       do throws(FrameError) {
         if command.waveform != nil {
           let record = try WaveformJob.run(
-            .file(path.name), input: display, output: command.outputPath(for: path.name),
+            path == .standardInput ? .standardInput : .file(path.name), input: display,
+            output: command.outputPath(for: path.name),
             open: job.open, samplesPerPixel: command.samplesPerPixel, bits: command.bits,
             split: command.splitChannels, style: drawing, overwrite: job.overwrite,
             sync: job.sync, threads: workers == 1 ? coreCount : 1)

@@ -96,4 +96,29 @@ import Testing
     #expect(try Self.data("\(out)/a.json") == (try Self.oracleBins(first)))
     #expect(try FileManager.default.contentsOfDirectory(atPath: out) == ["a.json"])
   }
+
+  /// Standard input (`-`) was refused (usage error: "mediaframe reads files"), so a pipeline
+  /// (`curl URL | mediaframe - --waveform peaks.json`) had to save the audio first. With
+  /// `--waveform FILE` it is read now (once, in order; never planned into chunks), and the bins
+  /// equal the ffmpeg CLI's decode of the same bytes; a picture of `-` or a waveform named
+  /// after `-` stays a usage error.
+  @Test func standardInput() throws {
+    let directory = try TemporaryDirectory()
+    let source = directory.path("tone.ogg")
+    try Self.ffmpeg([
+      "-f", "lavfi", "-i", "sine=f=440:d=1.5:sample_rate=48000", "-c:a", "libopus", source,
+    ])
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: source))
+    let out = directory.path("peaks.json")
+    let result = try run("mediaframe", ["-", "--waveform", out], stdin: bytes)
+    #expect(result.status == 0, "\(result.stderr)")
+    try MediaFrameTests.validate(result)
+    let record = try #require(try MediaFrameTests.records(result).first)
+    #expect(record["input"] as? String == "-" && record["sample_rate"] as? Int == 48000)
+    #expect(try Self.data(out) == (try Self.oracleBins(source)))
+    for arguments in [["-", "--waveform", "json"], ["-", "--at", "1", "-o", "x.jpg"]] {
+      let refused = try run("mediaframe", arguments, stdin: bytes)
+      #expect(refused.status == 64 && refused.stderr.contains("standard input"))
+    }
+  }
 }
