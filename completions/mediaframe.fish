@@ -95,7 +95,7 @@ complete -c 'mediaframe' -n '__mediaframe_should_offer_completions_for_flags_or_
 complete -c 'mediaframe' -n '__mediaframe_should_offer_completions_for_flags_or_options "mediaframe" samples-per-pixel' -l 'samples-per-pixel' -d 'Samples per waveform bin (default 256).' -rfka ''
 complete -c 'mediaframe' -n '__mediaframe_should_offer_completions_for_flags_or_options "mediaframe" bits' -l 'bits' -d 'Waveform data resolution: 8 or 16 bits (default 16).' -rfka ''
 complete -c 'mediaframe' -n '__mediaframe_should_offer_completions_for_flags_or_options "mediaframe" split-channels' -l 'split-channels' -d 'One waveform per channel instead of the channels merged.'
-complete -c 'mediaframe' -n '__mediaframe_should_offer_completions_for_flags_or_options "mediaframe" waveform-size' -l 'waveform-size' -d 'The waveform picture\'s size (default 1000x200).' -rfka ''
+complete -c 'mediaframe' -n '__mediaframe_should_offer_completions_for_flags_or_options "mediaframe" waveform-size' -l 'waveform-size' -d 'The waveform picture\'s size (default 1000x200; at most 67108864 pixels).' -rfka ''
 complete -c 'mediaframe' -n '__mediaframe_should_offer_completions_for_flags_or_options "mediaframe" waveform-color' -l 'waveform-color' -d 'The waveform\'s colour (default 3C78D8).' -rfka ''
 complete -c 'mediaframe' -n '__mediaframe_should_offer_completions_for_flags_or_options "mediaframe" background-color' -l 'background-color' -d 'The waveform picture\'s ground (default FFFFFF).' -rfka ''
 complete -c 'mediaframe' -n '__mediaframe_should_offer_completions_for_flags_or_options "mediaframe" db-scale' -l 'db-scale' -d 'Draw the waveform\'s heights in decibels (-48 to 0 dBFS) instead of linearly.'

@@ -164,7 +164,10 @@ struct MediaFrameCommand: ParsableCommand {
   @Flag(help: "One waveform per channel instead of the channels merged.")
   var splitChannels = false
 
-  @Option(help: ArgumentHelp("The waveform picture's size (default 1000x200).", valueName: "WxH"))
+  @Option(
+    help: ArgumentHelp(
+      "The waveform picture's size (default 1000x200; at most 67108864 pixels).",
+      valueName: "WxH"))
   var waveformSize: SizeArgument?
 
   @Option(help: ArgumentHelp("The waveform's colour (default 3C78D8).", valueName: "RRGGBB"))
@@ -249,6 +252,12 @@ struct MediaFrameCommand: ParsableCommand {
         throw ValidationError("--waveform FILE takes one input; give json, dat or png for several")
       }
       if output != nil { throw ValidationError("--waveform names its own output; drop -o") }
+    }
+    // A picture is held whole (3 bytes a pixel, about 10 with the PNG encoder's buffers):
+    // 65536x65536 asked for 13 GB and was killed by the allocator (SIGABRT).
+    if let size = waveformSize, size.width * size.height > 1 << 26 {
+      throw ValidationError(
+        "--waveform-size is at most 67108864 pixels (65536x1024, 8192x8192)")
     }
     if bits != 8 && bits != 16 { throw ValidationError("--bits must be 8 or 16") }
     if !(2...1_000_000).contains(samplesPerPixel) {

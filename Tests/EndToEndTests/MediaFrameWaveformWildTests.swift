@@ -121,4 +121,28 @@ import Testing
       #expect(refused.status == 64 && refused.stderr.contains("standard input"))
     }
   }
+
+  /// A picture is held whole: --waveform-size 65536x65536 (each side within the parser's
+  /// 65536) asked for 13 GB and died in the allocator (SIGABRT, status 134) under a 4 GB
+  /// limit. Now it is a usage error (64) before any input is read; 65536x1024 (the most
+  /// pixels allowed) is drawn at that size, as ffprobe reads it back.
+  @Test func pictureSizeIsBounded() throws {
+    let directory = try TemporaryDirectory()
+    let source = directory.path("tone.wav")
+    try Self.ffmpeg([
+      "-f", "lavfi", "-i", "sine=f=440:d=0.2:sample_rate=8000", "-c:a", "pcm_s16le", source,
+    ])
+    let huge = try run(
+      "mediaframe",
+      [source, "--waveform", directory.path("huge.png"), "--waveform-size", "65536x65536"])
+    #expect(huge.status == 64 && huge.stderr.contains("67108864 pixels"))
+    #expect(!FileManager.default.fileExists(atPath: directory.path("huge.png")))
+    let widest = directory.path("widest.png")
+    let result = try run(
+      "mediaframe", [source, "--waveform", widest, "--waveform-size", "65536x1024"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let probe = try run(
+      "ffprobe", ["-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0", widest])
+    #expect(probe.text.trimmingCharacters(in: .whitespacesAndNewlines) == "65536,1024")
+  }
 }
