@@ -63,4 +63,49 @@ import Testing
     #expect(
       waveform.values(bits: 16) == (try Self.oracle(source, channels: 1, per: 256, split: false)))
   }
+
+  /// A WAV of 300 channels (as a 7th-order ambisonic or a multitrack recorder writes more than
+  /// 64): the ffmpeg CLI decodes it (no conversion is needed: 16-bit in and out), but
+  /// libswresample takes at most 64 channels even to copy, so the waveform failed with
+  /// `decoder_error` ("cannot be converted to 300 channels"), media2wav too. The resampler now
+  /// copies a format that is already the output; merged and split bins equal ffmpeg's decode.
+  @Test func manyChannels() throws {
+    let directory = try Self.scratch()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let channels = 300
+    let frames = 700
+    var samples: [Int16] = []
+    var state: UInt32 = 12345
+    for _ in 0..<(channels * frames) {
+      state = state &* 1_103_515_245 &+ 12345
+      samples.append(Int16(truncatingIfNeeded: Int32(bitPattern: state) >> 8))
+    }
+    var bytes: [UInt8] = []
+    func put32(_ value: Int) { withUnsafeBytes(of: UInt32(value).littleEndian) { bytes += $0 } }
+    func put16(_ value: Int) { withUnsafeBytes(of: UInt16(value).littleEndian) { bytes += $0 } }
+    let data = samples.count * 2
+    bytes += Array("RIFF".utf8)
+    put32(36 + data)
+    bytes += Array("WAVEfmt ".utf8)
+    put32(16)
+    put16(1)  // PCM
+    put16(channels)
+    put32(8000)
+    put32(8000 * channels * 2)
+    put16(channels * 2)
+    put16(16)
+    bytes += Array("data".utf8)
+    put32(data)
+    for sample in samples { withUnsafeBytes(of: sample.littleEndian) { bytes += $0 } }
+    let path = directory.appendingPathComponent("many.wav").path
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+    for split in [false, true] {
+      let waveform = try Waveform.measure(
+        .file(path), options: OpenOptions(), samplesPerPixel: 256, split: split)
+      #expect(waveform.channels == (split ? channels : 1))
+      #expect(
+        waveform.values(bits: 16)
+          == (try Self.oracle(path, channels: channels, per: 256, split: split)))
+    }
+  }
 }
