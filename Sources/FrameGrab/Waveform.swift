@@ -568,7 +568,7 @@ public struct WaveformStyle: Sendable, Equatable {
   public var decibelRange = 48.0
   /// A time axis along the bottom: a 12-pixel strip with a tick and a label (`m:ss.s`) every
   /// 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30 s, 1, 2, 5, 10, 15, 30 min or 1 h, the first step at
-  /// least 80 pixels wide.
+  /// least 80 pixels wide; a label that would run past the right edge is left out.
   public var axis = false
   /// The axis strip's height in pixels.
   public static let axisHeight = 12
@@ -635,8 +635,12 @@ public struct WaveformStyle: Sendable, Equatable {
       let time = Double(index) * step
       let x = Int((time / perPixel).rounded(.down))
       picture.fill(x: x, y: top, w: 1, h: 3, color: ink)
-      PixelFont.draw(
-        ContactSheet.label(time), into: &picture, x: x + 2, y: top + 4, scale: 1, color: ink)
+      // A label that would run past the right edge is left out (its tick stays): a cut one
+      // ("2:0" for 2:00:00) reads as another time.
+      let label = ContactSheet.label(time)
+      if x + 2 + label.count * 6 - 1 <= width {
+        PixelFont.draw(label, into: &picture, x: x + 2, y: top + 4, scale: 1, color: ink)
+      }
       index += 1
     }
   }

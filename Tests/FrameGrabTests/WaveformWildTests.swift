@@ -108,4 +108,26 @@ import Testing
           == (try Self.oracle(path, channels: channels, per: 256, split: split)))
     }
   }
+
+  /// The time axis of 2 h 1 min 40 s at 1200 pixels ended in "2:0": the last tick's label
+  /// (2:00:00, 41 pixels) was cut by the right edge and read as another time. Here 5.05 s at
+  /// 1000 pixels: steps of 0.5 s (99 pixels), the tick of 0:05.0 at x = 990 has no room for its
+  /// 35-pixel label, which is left out now (the tick stays); 0:04.5's label is whole.
+  @Test func axisLabelsAreWholeOrAbsent() {
+    let waveform = Waveform(
+      sampleRate: 8000, samplesPerPixel: 80, channels: 1,
+      data: Array(repeating: [Int16(-1000), 1000], count: 505).flatMap { $0 })
+    var style = WaveformStyle()
+    (style.width, style.height, style.axis) = (1000, 100, true)
+    let picture = style.draw(waveform)
+    let top = 100 - WaveformStyle.axisHeight
+    let ticks = (0..<1000).filter { picture.pixel($0, top) != style.background }
+    #expect(ticks.last == 990)
+    let labelRows = (top + 4)..<(top + 11)
+    func inked(_ columns: Range<Int>) -> Bool {
+      columns.contains { x in labelRows.contains { picture.pixel(x, $0) != style.background } }
+    }
+    #expect(!inked(991..<1000))
+    #expect(inked(893..<928))
+  }
 }
