@@ -294,6 +294,11 @@ public struct Waveform: Sendable, Equatable {
     public var bins: Int
     /// The decode's chunks (1: one pass).
     public var chunks: Int
+    /// What the decode warned of (packets that failed to decode and were skipped, as the
+    /// ffmpeg CLI skips them; a format change mid-stream; leading junk): the bins are those of
+    /// the samples that did decode. Empty for chunks (they are kept only when every frame
+    /// decoded).
+    public var warnings: [String] = []
   }
 
   /// `measure`; with `columns` (a picture's width), a stream whose length the container states
@@ -400,6 +405,7 @@ public struct Waveform: Sendable, Equatable {
     var filling: ByteBuffer?
     defer { binning?.abandon() }
     var sampleRate = 0
+    var warnings: [String] = []
     do throws(ExtractError) {
       let audio = try AudioSource(
         opening: source, open: options, choice: .automatic, start: nil, duration: nil,
@@ -458,6 +464,7 @@ public struct Waveform: Sendable, Equatable {
       if builder == nil { builder = makeBuilder(format) }
       builder!.finishBins()
       sampleRate = format.sampleRate
+      warnings = audio.reportedWarnings
     } catch {
       throw .audio(error)
     }
@@ -468,7 +475,8 @@ public struct Waveform: Sendable, Equatable {
     }
     let waveform = builder!.finish(sampleRate: sampleRate)
     return Measurement(
-      waveform: waveform, columns: builder!.columns, bins: builder!.nextBin, chunks: 1)
+      waveform: waveform, columns: builder!.columns, bins: builder!.nextBin, chunks: 1,
+      warnings: warnings)
   }
 }
 
@@ -560,7 +568,7 @@ public struct WaveformStyle: Sendable, Equatable {
   public var decibelRange = 48.0
   /// A time axis along the bottom: a 12-pixel strip with a tick and a label (`m:ss.s`) every
   /// 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30 s, 1, 2, 5, 10, 15, 30 min or 1 h, the first step at
-  /// least 80 pixels wide.
+  /// least 80 pixels wide; a label that would run past the right edge is left out.
   public var axis = false
   /// The axis strip's height in pixels.
   public static let axisHeight = 12
@@ -627,8 +635,12 @@ public struct WaveformStyle: Sendable, Equatable {
       let time = Double(index) * step
       let x = Int((time / perPixel).rounded(.down))
       picture.fill(x: x, y: top, w: 1, h: 3, color: ink)
-      PixelFont.draw(
-        ContactSheet.label(time), into: &picture, x: x + 2, y: top + 4, scale: 1, color: ink)
+      // A label that would run past the right edge is left out (its tick stays): a cut one
+      // ("2:0" for 2:00:00) reads as another time.
+      let label = ContactSheet.label(time)
+      if x + 2 + label.count * 6 - 1 <= width {
+        PixelFont.draw(label, into: &picture, x: x + 2, y: top + 4, scale: 1, color: ink)
+      }
       index += 1
     }
   }
@@ -688,12 +700,14 @@ public enum WaveformJob {
     public var bytes: Int
     /// The audio was decoded in this many chunks at once (1: one pass from the start).
     public var chunks: Int
+    /// What the decode warned of (`Waveform.Measurement.warnings`); left out when none.
+    public var warnings: [String]?
 
     enum CodingKeys: String, CodingKey {
       case input, output, kind, format
       case sampleRate = "sample_rate"
       case samplesPerPixel = "samples_per_pixel"
-      case bits, channels, length, bytes, chunks
+      case bits, channels, length, bytes, chunks, warnings
     }
   }
 
@@ -727,6 +741,6 @@ public enum WaveformJob {
       input: input, output: output, format: kind.rawValue, sampleRate: waveform.sampleRate,
       samplesPerPixel: samplesPerPixel, bits: kind == .png ? nil : bits,
       channels: waveform.channels, length: measured.bins, bytes: bytes.count,
-      chunks: measured.chunks)
+      chunks: measured.chunks, warnings: measured.warnings.isEmpty ? nil : measured.warnings)
   }
 }

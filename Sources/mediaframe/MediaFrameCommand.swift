@@ -72,7 +72,8 @@ struct MediaFrameCommand: ParsableCommand {
       requested_time, actual_time, tile_times, width, height, stream, orientation, rotation, \
       mirrored, sample_aspect_ratio, tone_mapped, format, bytes (a waveform: sample_rate, \
       samples_per_pixel, bits, channels, length, and chunks: the audio was decoded in that \
-      many parts at once, AAC LC or MP3 in MP4, checked to equal one pass); a failed input gives \
+      many parts at once, AAC LC or MP3 in MP4, checked to equal one pass; warnings, also on \
+      standard error, when damaged packets were skipped); a failed input gives \
       {"input", "error": {"code", "message"}}. Error codes: the probe's input codes \
       (not_found, unrecognized_format, truncated, ...), no_video, no_cover, time_past_end, \
       no_frame, decoder_error, filter_error, encoder_error, unsupported_output, \
@@ -155,7 +156,7 @@ struct MediaFrameCommand: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "Write the audio's waveform instead: FILE.json, FILE.dat (BBC audiowaveform's formats) or FILE.png; json, dat or png alone names it after each input.",
+      "Write the audio's waveform instead: FILE.json, FILE.dat (BBC audiowaveform's formats) or FILE.png; json, dat or png alone names it after each input. With FILE, the input may be - (standard input).",
       valueName: "file"))
   var waveform: String?
 
@@ -169,7 +170,10 @@ struct MediaFrameCommand: ParsableCommand {
   @Flag(help: "One waveform per channel instead of the channels merged.")
   var splitChannels = false
 
-  @Option(help: ArgumentHelp("The waveform picture's size (default 1000x200).", valueName: "WxH"))
+  @Option(
+    help: ArgumentHelp(
+      "The waveform picture's size (default 1000x200; at most 67108864 pixels).",
+      valueName: "WxH"))
   var waveformSize: SizeArgument?
 
   @Option(help: ArgumentHelp("The waveform's colour (default 3C78D8).", valueName: "RRGGBB"))
@@ -210,7 +214,10 @@ struct MediaFrameCommand: ParsableCommand {
     if let outputDir, let problem = outputDirectoryProblem(outputDir) {
       throw ValidationError(problem)
     }
-    if inputs.contains("-") { throw ValidationError("mediaframe reads files, not standard input") }
+    if inputs.contains("-") && (waveform.map { WaveformJob.Kind(rawValue: $0) != nil } ?? true) {
+      throw ValidationError(
+        "mediaframe reads files, not standard input (but --waveform FILE reads the audio of -)")
+    }
     let modes = [
       at != nil, every != nil || count != nil, sheet != nil, best, cover, waveform != nil,
     ]
@@ -251,6 +258,12 @@ struct MediaFrameCommand: ParsableCommand {
         throw ValidationError("--waveform FILE takes one input; give json, dat or png for several")
       }
       if output != nil { throw ValidationError("--waveform names its own output; drop -o") }
+    }
+    // A picture is held whole (3 bytes a pixel, about 10 with the PNG encoder's buffers):
+    // 65536x65536 asked for 13 GB and was killed by the allocator (SIGABRT).
+    if let size = waveformSize, size.width * size.height > 1 << 26 {
+      throw ValidationError(
+        "--waveform-size is at most 67108864 pixels (65536x1024, 8192x8192)")
     }
     if bits != 8 && bits != 16 { throw ValidationError("--bits must be 8 or 16") }
     if !(2...1_000_000).contains(samplesPerPixel) {
@@ -367,10 +380,14 @@ struct MediaFrameCommand: ParsableCommand {
       do throws(FrameError) {
         if command.waveform != nil {
           let record = try WaveformJob.run(
-            .file(path.name), input: display, output: command.outputPath(for: path.name),
+            path == .standardInput ? .standardInput : .file(path.name), input: display,
+            output: command.outputPath(for: path.name),
             open: job.open, samplesPerPixel: command.samplesPerPixel, bits: command.bits,
             split: command.splitChannels, style: drawing, overwrite: job.overwrite,
             sync: job.sync, threads: workers == 1 ? coreCount : 1)
+          for warning in record.warnings ?? [] where !command.diagnostics.quiet {
+            Console.error("mediaframe", "\(display): warning: \(warning)")
+          }
           return (display, [encodeLine(record)], nil as FrameError?)
         }
         try FrameJob.run(

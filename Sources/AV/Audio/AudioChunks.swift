@@ -91,6 +91,11 @@ package enum AudioChunks {
     minimumSeconds: Double = 20
   ) -> Plan? {
     guard chunks > 1, alignment > 0, case .file(let path) = source else { return nil }
+    // Only a regular file is opened here: opening a FIFO (or a character device) to look at
+    // it would consume what the sequential decode must read after it, which then waits for
+    // a writer that has gone (`timeout`).
+    var info = stat()
+    guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
     guard let input = try? InputOpener.open(source, options: options) else { return nil }
     guard input.source.isLocalFile, case .regular = input.source.kind,
       input.formatName.hasPrefix("mov,")

@@ -81,6 +81,11 @@ extension FrameFormat: CustomStringConvertible {
 
 /// An owned libswresample context (`swr_free` on deinit) converting one input format to one
 /// interleaved output format, with default options (as the ffmpeg CLI's `aresample`).
+///
+/// When the input is already the output (interleaved, the same sample format, rate and layout)
+/// the samples are copied as they are, with no context: what libswresample does for such a
+/// pair, but also past its 64 channels (SWR_CH_MAX), where it refuses even to copy while the
+/// ffmpeg CLI, which inserts no conversion there, decodes the stream (a 300-channel WAV).
 package final class Resampler {
   private var context: OpaquePointer?
   package let input: FrameFormat
@@ -91,6 +96,7 @@ package final class Resampler {
   package init(from input: FrameFormat, to output: FrameFormat) throws(FFmpegError) {
     self.input = input
     self.output = output
+    if input == output && !input.isPlanar { return }
     var inLayout = input.layout.ffmpeg
     var outLayout = output.layout.ffmpeg
     var swr: OpaquePointer?
@@ -132,6 +138,13 @@ package final class Resampler {
     _ inputs: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, count: Int, into out: ByteBuffer
   ) throws(FFmpegError) {
     let frameBytes = output.bytesPerSample * Int(output.layout.channels)
+    if context == nil {
+      // The same format in and out: a copy (nothing is ever buffered to drain).
+      guard let source = inputs?.pointee, count > 0 else { return }
+      out.reserve(count * frameBytes).copyMemory(from: source, byteCount: count * frameBytes)
+      out.commit(count * frameBytes)
+      return
+    }
     while true {
       let capacity = Int(swr_get_out_samples(context, Int32(count))) + 32
       var target: UnsafeMutablePointer<UInt8>? = out.reserve(capacity * frameBytes)
