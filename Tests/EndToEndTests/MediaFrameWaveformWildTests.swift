@@ -59,7 +59,7 @@ import Testing
   /// to replace the first one's file, both records printed, one naming a file that held the
   /// other input's bins (which one depended on the workers' timing: at --jobs 2 the larger
   /// file starts first). Now the first in the inputs' order writes it and the other fails
-  /// with invalid_option, at every --jobs, from the arguments or --files-from.
+  /// with duplicate_output, at every --jobs, from the arguments or --files-from.
   @Test(arguments: [["--jobs", "2"], ["--jobs", "1"], ["--jobs", "2", "--files-from"]])
   func twoInputsOneOutputName(options: [String]) throws {
     let directory = try TemporaryDirectory()
@@ -90,8 +90,8 @@ import Testing
     #expect(records[0]["input"] as? String == first && records[0]["length"] as? Int == 16)
     #expect(records[1]["input"] as? String == second)
     let error = records[1]["error"] as? [String: Any]
-    #expect(error?["code"] as? String == "invalid_option")
-    #expect((error?["message"] as? String)?.contains("also the output of \(first)") == true)
+    #expect(error?["code"] as? String == "duplicate_output")
+    #expect((error?["message"] as? String)?.contains("the output of \(first)") == true)
     // The file holds the first input's bins: 4000 samples, 16 bins.
     #expect(try Self.data("\(out)/a.json") == (try Self.oracleBins(first)))
     #expect(try FileManager.default.contentsOfDirectory(atPath: out) == ["a.json"])
