@@ -168,7 +168,7 @@ public final class FrameGrabber {
     }
     let threads = threads == 0 && chosen.width * chosen.height <= oneThreadUpTo ? 1 : threads
     let decoder: CodecDecoder
-    do { decoder = try chosen.openDecoder(threads: Int32(threads)) } catch {
+    do { decoder = try chosen.openDecoder(threads: Int32(threads), oneFrameAtATime: true) } catch {
       throw .decoder(error)
     }
     input.discardAll(except: chosen.index)
@@ -418,7 +418,10 @@ public final class FrameGrabber {
     do { input = try InputOpener.open(source, options: openOptions) } catch { throw .input(error) }
     guard streamIndex < input.streamCount else { throw .noFrame("the input changed") }
     let decoder: CodecDecoder
-    do { decoder = try input.view(streamIndex).openDecoder(threads: Int32(threads)) } catch {
+    do {
+      decoder = try input.view(streamIndex).openDecoder(
+        threads: Int32(threads), oneFrameAtATime: true)
+    } catch {
       throw .decoder(error)
     }
     input.discardAll(except: streamIndex)

@@ -2,9 +2,9 @@ import Foundation
 import Testing
 
 /// Every input in Tests/Regressions (crashes and faults found by fuzzing, and hand-made damaged
-/// media; see Scripts/make-fixtures.sh) through all four tools (mediamerge plans it after a valid
-/// clip): each ends with an exit status, never a signal, within a time limit, and media2wav leaves
-/// no file when it fails.
+/// media; see Scripts/make-fixtures.sh) through all five tools (mediamerge plans it after a valid
+/// clip, mediaframe makes a poster): each ends with an exit status, never a signal, within a time
+/// limit, and media2wav and mediaframe leave no file when they fail.
 @Suite struct RegressionTests {
   static let directory = "Tests/Regressions"
   static let inputs: [String] =
@@ -44,6 +44,10 @@ import Testing
     for mutant in ["offset_video_late_5.flv", "h264_60fps_14.ts", "orient_down_mirrored_15.mp4"] {
       #expect(Self.inputs.contains(mutant))
     }
+    // A fuzzed AV1 MP4 (fuzz.sh seed 31, mutant 911 of compat_10_av1_1080p.mp4, cut to 300,000
+    // bytes): Debian's dav1d 1.0.0 deadlocked in its frame threads on it, and mediaframe's
+    // poster hung (5 of 8 runs idle, 8 of 8 loaded); it decodes one frame at a time now.
+    #expect(Self.inputs.contains("av1_frame_threads_hang.mp4"))
   }
 
   @Test(arguments: inputs)
@@ -54,6 +58,7 @@ import Testing
       ("mediaprobe", ["--scan", input]), ("mediacompat", ["--suggest", input]),
       ("media2wav", ["--format", "s24", "--gain", "-1", input, "-o", output.path("out.wav")]),
       ("mediamerge", ["--plan", "Tests/MergeFixtures/landscape.mp4", input, "-o", "merged.mp4"]),
+      ("mediaframe", ["--at", "0.5", "--max-size", "64x64", input, "-o", output.path("p.jpg")]),
     ] {
       let ended = try runLimited(tool, arguments)
       #expect(ended.finished, "\(tool) \(name): still running after 60 s")
@@ -62,6 +67,11 @@ import Testing
         "\(tool) \(name): \(ended.reason == .exit ? "exit" : "signal") \(ended.status)")
       if tool == "media2wav" {
         #expect(output.contents == (ended.status == 0 ? ["out.wav"] : []), "\(output.contents)")
+      }
+      if tool == "mediaframe" {
+        #expect(
+          output.contents.filter { $0 != "out.wav" } == (ended.status == 0 ? ["p.jpg"] : []),
+          "\(output.contents)")
       }
     }
   }

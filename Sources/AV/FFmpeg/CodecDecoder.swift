@@ -13,11 +13,16 @@ package final class CodecDecoder {
   ///   - packetTimeBase: the stream's time base, so the decoder trims priming and padding
   ///     (`AV_PKT_DATA_SKIP_SAMPLES`) exactly as the ffmpeg CLI does.
   ///   - errorRecognition: `AV_EF_*` flags added to the decoder's checks.
+  ///   - oneFrameAtATime: libdav1d (AV1) decodes one frame at a time (`AV_CODEC_FLAG_LOW_DELAY`,
+  ///     dav1d's `max_frame_delay` 1; its tile and filter threads stay): Debian's dav1d 1.0.0
+  ///     deadlocked in its frame threads on a damaged AV1 file (a fuzzing mutant: the poster
+  ///     hung in `dav1d_send_data` in 22 of 40 runs on a loaded machine). Other decoders are
+  ///     not touched (H.264's low-delay flag would change its output).
   /// - Throws: `FFmpegError` when no decoder exists (`AVERROR_DECODER_NOT_FOUND`) or it fails to
   ///   open.
   package init(
     parameters: UnsafePointer<AVCodecParameters>, threads: Int32 = 1,
-    packetTimeBase: AVRational? = nil, errorRecognition: Int32 = 0
+    packetTimeBase: AVRational? = nil, errorRecognition: Int32 = 0, oneFrameAtATime: Bool = false
   ) throws(FFmpegError) {
     guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
       throw FFmpegError(code: mt_averror_decoder_not_found)
@@ -26,6 +31,9 @@ package final class CodecDecoder {
     pointer = context
     try check(avcodec_parameters_to_context(context, parameters))
     context.pointee.thread_count = threads
+    if oneFrameAtATime, String(cString: codec.pointee.name) == "libdav1d" {
+      context.pointee.flags |= Int32(AV_CODEC_FLAG_LOW_DELAY)
+    }
     if errorRecognition != 0 { context.pointee.err_recognition |= errorRecognition }
     if let packetTimeBase { context.pointee.pkt_timebase = packetTimeBase }
     try check(avcodec_open2(context, codec, nil))
@@ -34,6 +42,12 @@ package final class CodecDecoder {
   deinit {
     var context: UnsafeMutablePointer<AVCodecContext>? = pointer
     avcodec_free_context(&context)
+  }
+
+  /// True when the decoder decodes one frame at a time (`oneFrameAtATime` took effect: libdav1d
+  /// with `AV_CODEC_FLAG_LOW_DELAY`).
+  package var decodesOneFrameAtATime: Bool {
+    pointer.pointee.flags & Int32(AV_CODEC_FLAG_LOW_DELAY) != 0
   }
 
   /// The coded width (macroblock-aligned) the decoder found, 0 before it knows.

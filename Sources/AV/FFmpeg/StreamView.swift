@@ -101,15 +101,17 @@ package struct StreamView {
 
   /// Opens the default decoder for this stream.
   ///
-  /// - Parameter threads: decoder threads (frame threading where the codec has it); 1 decodes on
-  ///   the calling thread.
+  /// - Parameters:
+  ///   - threads: decoder threads (frame threading where the codec has it); 1 decodes on the
+  ///     calling thread.
+  ///   - oneFrameAtATime: libdav1d without frame threads (`CodecDecoder.init`).
   /// - Throws: `FFmpegError` when no decoder exists or it fails to open.
-  package func openDecoder(threads: Int32 = 1, errorRecognition: Int32 = 0) throws(FFmpegError)
-    -> CodecDecoder
-  {
+  package func openDecoder(
+    threads: Int32 = 1, errorRecognition: Int32 = 0, oneFrameAtATime: Bool = false
+  ) throws(FFmpegError) -> CodecDecoder {
     try CodecDecoder(
       parameters: stream.codecpar, threads: threads, packetTimeBase: stream.time_base,
-      errorRecognition: errorRecognition)
+      errorRecognition: errorRecognition, oneFrameAtATime: oneFrameAtATime)
   }
 }
 
