@@ -234,8 +234,9 @@ public enum FixPlanError: ToolError, Equatable {
   case noPlayableStream
   /// The file's streams are encrypted (`drm_protected`): no re-encode or remux can help.
   case drmProtected(String)
-  /// No action this tool can take passes every named platform (`not_fixable`).
-  case notFixable([FixFinding])
+  /// No action this tool can take passes every named platform (`not_fixable`), with the
+  /// findings the best step would still fail, or why no step may touch the file.
+  case notFixable([FixFinding], because: String? = nil)
 
   /// The stable machine-readable code.
   public var code: String {
@@ -251,7 +252,10 @@ public enum FixPlanError: ToolError, Equatable {
     switch self {
     case .noPlayableStream: "the file has no audio or video stream to make playable"
     case .drmProtected(let detail): "the file is DRM-protected (\(detail)); it cannot be fixed"
-    case .notFixable(let findings):
+    case .notFixable(let findings, let reason?):
+      "no remux or re-encode this tool can do keeps the file right: \(reason); it fails: "
+        + findings.map(\.text).joined(separator: "; ")
+    case .notFixable(let findings, nil):
       "no remux or re-encode this tool can do passes every platform; the best would still fail: "
         + findings.map(\.text).joined(separator: "; ")
     }
