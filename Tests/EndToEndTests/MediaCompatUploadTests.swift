@@ -257,4 +257,33 @@ import Testing
     #expect(fixed.text.contains("left out: stream 1 "), "\(fixed.text)")
     #expect(try ffprobeStreams(output).compactMap { $0["codec_name"] as? String } == ["aac"])
   }
+
+  /// ProRes 422 in QuickTime, as the Pro iPhones (13 Pro and later) record it, by construction
+  /// (prores_ks profile 2, ffprobe: prores, apcn): ios-17 said FAIL ("not among the direct-play
+  /// codecs") of a file an iPhone records, against the platform's own rule that such files pass.
+  /// Now WARN (prores-pro-models: the other models list H.264 and HEVC only), and `--strict`
+  /// re-encodes it to H.264 that passes.
+  @Test func proResFromAProIPhoneWarns() throws {
+    let directory = try TemporaryDirectory()
+    let input = try make(
+      directory, "prores.mov",
+      Self.lavfi + ["-c:v", "prores_ks", "-profile:v", "2", "-c:a", "aac"])
+    let video = try #require(
+      try ffprobeStreams(input).first { $0["codec_type"] as? String == "video" })
+    #expect(video["codec_name"] as? String == "prores")
+    #expect(video["codec_tag_string"] as? String == "apcn")
+    let found = try verdicts(input, "ios-17,android-14")
+    #expect(found["ios-17"]?.0 == "warn")
+    #expect(found["ios-17"]?.1 == ["prores-pro-models"])
+    #expect(found["android-14"]?.0 == "fail")
+    let output = directory.path("out.mp4")
+    let fixed = try run(
+      "mediacompat", ["--fix", "--strict", "--platform", "ios-17", "-o", output, input])
+    #expect(fixed.status == 0, "\(fixed.text) \(fixed.stderr)")
+    let out = try #require(
+      try ffprobeStreams(output).first { $0["codec_type"] as? String == "video" })
+    #expect(out["codec_name"] as? String == "h264")
+    #expect(abs(try ffprobeDuration(output) - ffprobeDuration(input)) <= 1.0 / 25 + 1e-6)
+    #expect(try verdicts(output, "ios-17")["ios-17"]?.0 == "pass")
+  }
 }
