@@ -386,7 +386,10 @@ public struct FixPlanner: Sendable {
     var seen: Set<String> = []
     for platform in platforms {
       let recipe = platform.transcode
-      for capped in [false, true] {
+      // A bit-rate tier (the 2012 mobile tiers, iphone-2012) is its size, rate and bit rate
+      // together: at the source's 240 fps x264 spent 105.6 kb/s of mobile-low's 96 (a failed
+      // re-check), so such a recipe is always held to its box and rate.
+      for capped in recipe.videoBitRate == nil ? [false, true] : [true] {
         var (width, height) = (v.width, v.height)
         var filters: [String] = []
         if interlaced { filters.append("yadif") }

@@ -286,4 +286,31 @@ import Testing
     #expect(abs(try ffprobeDuration(output) - ffprobeDuration(input)) <= 1.0 / 25 + 1e-6)
     #expect(try verdicts(output, "ios-17")["ios-17"]?.0 == "pass")
   }
+
+  /// A 240 fps slo-mo clip (320x240, by construction) for the mobile-low tier (96 kb/s video,
+  /// recipe 30 fps): the plan kept 240 fps at the tier's 86.4 kb/s target, x264 spent 105.6 kb/s
+  /// and the fix failed its re-check (fix_check_failed). A bit-rate tier is now held to its
+  /// recipe's rate and box: ffprobe reads 30 fps and a bit rate within the tier.
+  @Test func bitRateTierCapsTheRate() throws {
+    let directory = try TemporaryDirectory()
+    let input = try make(
+      directory, "slomo.mov",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=240:duration=2", "-f", "lavfi", "-i",
+        "sine=sample_rate=48000:duration=2", "-c:v", "libx264", "-c:a", "aac",
+      ])
+    let video = try #require(
+      try ffprobeStreams(input).first { $0["codec_type"] as? String == "video" })
+    #expect(video["r_frame_rate"] as? String == "240/1")
+    let output = directory.path("out.mp4")
+    let fixed = try run("mediacompat", ["--fix", "--platform", "mobile-low", "-o", output, input])
+    #expect(fixed.status == 0, "\(fixed.text) \(fixed.stderr)")
+    let out = try #require(
+      try ffprobeStreams(output).first { $0["codec_type"] as? String == "video" })
+    #expect(out["r_frame_rate"] as? String == "30/1")
+    let bitRate = try #require((out["bit_rate"] as? String).flatMap(Int.init))
+    #expect(bitRate <= 96000, "\(bitRate)")
+    #expect(abs(try ffprobeDuration(output) - ffprobeDuration(input)) <= 1.0 / 30 + 1e-6)
+    #expect(try verdicts(output, "mobile-low")["mobile-low"]?.0 == "pass")
+  }
 }
