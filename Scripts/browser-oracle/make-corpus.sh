@@ -50,6 +50,7 @@ ff -i "$src" -map 0:v -map 0:a -c:v copy -c:a pcm_s16le -f mov "$out/h264_pcm-s1
 for fmt in s16be s24be s24le f32le f32be s32le s32be u8 mulaw; do
   ff -i "$src" -map 0:v -map 0:a -c:v copy -c:a "pcm_$fmt" -f mov "$out/h264_pcm-$fmt.mov"
 done
+ff -i "$src" -map 0:v -map 0:a -c:v copy -c:a pcm_s16le "$out/h264_pcm-s16le.mkv"
 
 # --- HEVC ---------------------------------------------------------------------------------------
 av "${x265[@]}" -pix_fmt yuv420p -tag:v hvc1 "${aac[@]}" "$out/hevc-main-hvc1_aac.mp4" &

@@ -336,4 +336,20 @@ import Testing
     #expect(found["chrome"]?.0 == chrome)
     #expect(found["firefox"]?.0 == "fail")
   }
+
+  /// 16-bit PCM in Matroska (by construction; ffprobe pcm_s16le): Chromium 156 plays it (the
+  /// browser oracle) and chrome FAILed it; now the Matroska row's WARN (an undocumented
+  /// container). Firefox ESR does not play it.
+  @Test func pcmInMatroskaForChrome() throws {
+    let directory = try TemporaryDirectory()
+    let input = try make(
+      directory, "pcm.mkv", Self.lavfi + ["-c:v", "libx264", "-c:a", "pcm_s16le"])
+    let audio = try #require(
+      try ffprobeStreams(input).first { $0["codec_type"] as? String == "audio" })
+    #expect(audio["codec_name"] as? String == "pcm_s16le")
+    let found = try verdicts(input, "chrome,firefox")
+    #expect(found["chrome"]?.0 == "warn")
+    #expect(found["chrome"]?.1 == ["documented-container"])
+    #expect(found["firefox"]?.0 == "fail")
+  }
 }
