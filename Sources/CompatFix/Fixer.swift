@@ -224,10 +224,33 @@ public struct Fixer: Sendable {
         atLeast = FixAction.allCases[FixAction.allCases.firstIndex(of: plan.action)! + 1]
         report.streams = []
         continue
+      } catch .checkFailed(let why)
+        where plan.action > .none && plan.action < .transcodeVideo && plan.video?.copy == true
+        && report.recheck?.integrity == .damaged && inputDecodesCleanly(path)
+      {
+        // The input decodes cleanly but its copied video does not in the new container: H.264
+        // with B-frames from AVI, whose index gives no presentation times, has them out of
+        // order in MP4 (the ffmpeg CLI's own remux decodes damaged too). The video is re-encoded
+        // instead. Nothing was written.
+        for action in FixAction.allCases where action >= plan.action && action < .transcodeVideo {
+          refused[action] = "the copied video decodes damaged in \(plan.container) (\(why))"
+        }
+        atLeast = .transcodeVideo
+        report.streams = []
+        report.recheck = nil
+        report.bytesOut = nil
+        continue
       }
       report.status = "fixed"
       return
     }
+  }
+
+  /// Whether the input decodes without an error at the re-check's scope (the `--verify` path).
+  private func inputDecodesCleanly(_ path: String) -> Bool {
+    let prober = Prober(
+      options: ProbeOptions(timeout: options.timeout, verify: options.recheckScope))
+    return (try? prober.probe(.file(path), path: path))?.integrity == .ok
   }
 
   /// The output's path: the given file, or `DIR/NAME.EXT` (the input's name, the plan's

@@ -352,4 +352,41 @@ import Testing
     #expect(found["chrome"]?.1 == ["documented-container"])
     #expect(found["firefox"]?.0 == "fail")
   }
+
+  /// H.264 with B-frames in AVI (x264's defaults, by construction; ffprobe: has_b_frames > 0,
+  /// and the AVI index gives no presentation times), for chrome, which does not play AVI: the
+  /// remux copied the video into MP4 with its frames out of order, the re-check decoded it
+  /// damaged (as the ffmpeg CLI's own `-c copy` to MP4 does) and the fix failed
+  /// (fix_check_failed) although the input decodes cleanly. Now the video is re-encoded instead,
+  /// the report says why the copy steps were passed over, and ffmpeg decodes the output without
+  /// an error. The re-encode gives the frames the AVI packets' times in order (Render), so all
+  /// 25 are kept from 0 s.
+  @Test func aviWithBFramesIsReencodedWhenItsCopyDecodesDamaged() throws {
+    let directory = try TemporaryDirectory()
+    let input = try make(
+      directory, "camera.avi",
+      Self.lavfi + ["-c:v", "libx264", "-bf", "3", "-c:a", "libmp3lame"])
+    let video = try #require(
+      try ffprobeStreams(input).first { $0["codec_type"] as? String == "video" })
+    #expect((video["has_b_frames"] as? Int ?? 0) > 0)
+    let output = directory.path("out.mp4")
+    let fixed = try run(
+      "mediacompat", ["--fix", "--ndjson", "--platform", "chrome", "-o", output, input])
+    #expect(fixed.status == 0, "\(fixed.text) \(fixed.stderr)")
+    let record = try #require(
+      try JSONSerialization.jsonObject(with: Data(fixed.text.utf8)) as? [String: Any])
+    #expect(record["action"] as? String == "transcode-video")
+    let steps = value(record, "plan", "cheaper_steps") as? [[String: Any]] ?? []
+    let remux = steps.first { $0["action"] as? String == "remux" }
+    #expect((remux?["reason"] as? String)?.contains("decodes damaged") == true, "\(steps)")
+    let decoded = try run("ffmpeg", ["-nostdin", "-v", "error", "-i", output, "-f", "null", "-"])
+    #expect(decoded.status == 0 && decoded.stderr.isEmpty, "\(decoded.stderr)")
+    // All 25 frames (the construction), the first at 0 with the audio: the decoder's own
+    // timestamps started 2 frames late and lost the last two.
+    let out = try #require(
+      try ffprobeStreams(output).first { $0["codec_type"] as? String == "video" })
+    #expect(out["nb_frames"] as? String == "25")
+    #expect(out["start_time"] as? String == "0.000000")
+    #expect(try verdicts(output, "chrome")["chrome"]?.0 == "pass")
+  }
 }
