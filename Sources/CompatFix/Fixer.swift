@@ -337,10 +337,14 @@ public struct Fixer: Sendable {
           : plan.audio?.encode.map {
             $0.settings.ffmpegArguments + ["-ac", "\($0.channels)", "-ar", "\($0.sampleRate)"]
           }
+      // A kept further stream (a second audio track, timed text) is a copy in its own codec.
+      let kept = plan.keptStreams.contains(stream.input)
+      let probed = info.streams.first { $0.index == stream.input }
       return StreamOutcome(
-        input: stream.input, output: stream.output, kind: video ? "video" : "audio",
+        input: stream.input, output: stream.output,
+        kind: video ? "video" : probed?.type == .subtitle ? "subtitle" : "audio",
         treatment: stream.encoder == nil ? "copied" : "re-encoded",
-        codec: (video ? plan.video?.codec : plan.audio?.codec) ?? "",
+        codec: (kept ? probed?.codec.name : video ? plan.video?.codec : plan.audio?.codec) ?? "",
         settings: encodedSettings, packets: stream.packets)
     }
     report.timings["render"] = MonotonicClock.seconds() - clock
@@ -470,6 +474,9 @@ public struct Fixer: Sendable {
       } else {
         streams.append(Render.StreamChoice(input: audio.input, action: .copy))
       }
+    }
+    for index in plan.keptStreams {
+      streams.append(Render.StreamChoice(input: index, action: .copy))
     }
     return RenderSettings(
       streams: streams, container: plan.muxerName, muxerOptions: plan.muxerOptions,

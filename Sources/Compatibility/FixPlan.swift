@@ -164,6 +164,10 @@ public struct FixPlan: Codable, Sendable, Equatable {
   public var expected: [PlatformVerdict]
   /// Streams of the input the output leaves out (subtitles, data, further audio), by index.
   public var droppedStreams: [Int]
+  /// Further streams copied beside the video and the audio, by index: other audio tracks (a
+  /// second language) in the copied audio's codec, and 3GPP timed text (`mov_text`) into MP4
+  /// or QuickTime.
+  public var keptStreams: [Int] = []
 
   /// libavformat's muxer name for `container`.
   public var muxerName: String {
@@ -186,6 +190,7 @@ public struct FixPlan: Codable, Sendable, Equatable {
     var arguments = ["ffmpeg", "-nostdin"] + rotate + ["-i", input]
     if let video { arguments += ["-map", "0:\(video.input)"] }
     if let audio { arguments += ["-map", "0:\(audio.input)"] }
+    for index in keptStreams { arguments += ["-map", "0:\(index)"] }
     if let video {
       if let encode = video.encode {
         if encode.filter != "null" { arguments += ["-vf", encode.filter] }
@@ -214,6 +219,8 @@ public struct FixPlan: Codable, Sendable, Equatable {
         arguments += ["-c:a", "copy"]
       }
     }
+    // Kept further audio is in the copied audio's codec (`-c:a copy` above); timed text too.
+    if !keptStreams.isEmpty { arguments += ["-c:s", "copy"] }
     for (key, value) in muxerOptions.sorted(by: { $0.key < $1.key }) {
       arguments += ["-\(key)", value]
     }

@@ -96,6 +96,7 @@ public struct FixPlanner: Sendable {
           action == .none
           ? "already passes " + platforms.map(\.id).joined(separator: ", ")
           : Self.reason(action, failing: failing, hasVideo: facts.hasVideo)
+        let kept = Self.keptStreams(info, candidate: candidate, dropped: dropped)
         return FixPlan(
           action: action, reason: reason, failing: failing, cheaperSteps: skipped,
           container: candidate.container, fileExtension: candidate.fileExtension,
@@ -103,10 +104,29 @@ public struct FixPlanner: Sendable {
             candidate.container,
             keepsDolbyVision: candidate.video?.copy == true && dolbyVision != nil),
           video: candidate.video, audio: candidate.audio, expected: expected,
-          droppedStreams: dropped)
+          droppedStreams: dropped.filter { !kept.contains($0) }, keptStreams: kept)
       }
     }
     throw .notFixable(skipped.last?.wouldFail ?? failing)
+  }
+
+  /// The further streams a plan copies: audio tracks in the codec of the copied audio (a second
+  /// language: they play as the first does), and 3GPP timed text into MP4 or QuickTime. Cover
+  /// art, data tracks and other subtitles stay out.
+  static func keptStreams(_ info: MediaInfo, candidate: Candidate, dropped: [Int]) -> [Int] {
+    let mp4 = ["mp4", "mov"].contains(candidate.container)
+    return info.streams.filter { stream in
+      guard dropped.contains(stream.index), stream.disposition["attached_pic"] != true else {
+        return false
+      }
+      switch stream.type {
+      case .audio:
+        guard let audio = candidate.audio, audio.copy else { return false }
+        return stream.codec.name == audio.codec
+      case .subtitle: return mp4 && stream.codec.name == "mov_text"
+      default: return false
+      }
+    }.map(\.index)
   }
 
   /// The muxer's options: fast start for MP4 and QuickTime; and when a copied video carries a

@@ -390,7 +390,7 @@ final class VideoLane: Lane {
     // the n-th packet's time, as the ffmpeg CLI's timestamps come out. The decoder's own guess
     // starts late by its reordering delay and gives the frames flushed at the end no time
     // (H.264 with B-frames from AVI: the first frame at 0.08 s, the last two lost).
-    if packet.pts == nil, let dts = packet.dts { untimed.append(dts) }
+    if packet.pts == nil, !packet.isEmpty, let dts = packet.dts { untimed.append(dts) }
     try decode(packet)
   }
 

@@ -38,6 +38,11 @@ enum FixText {
             } ?? "copy \(audio.codec)"))
       }
       lines.append("  container: \(plan.container)")
+      if !plan.keptStreams.isEmpty {
+        lines.append(
+          "  also copied: stream" + (plan.keptStreams.count == 1 ? " " : "s ")
+            + plan.keptStreams.map(String.init).joined(separator: ", "))
+      }
       if !plan.droppedStreams.isEmpty {
         // Said here, not only in the NDJSON's plan: a second audio language or a subtitle track
         // the output does not carry is a loss the user should see.

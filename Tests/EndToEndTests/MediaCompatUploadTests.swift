@@ -206,9 +206,10 @@ import Testing
   }
 
   /// Two audio languages and a subtitle track in MKV (by construction: streams 0 video, 1 and 2
-  /// AAC, 3 SubRip): the remux for ios-17 writes one video and one audio stream, and the report
-  /// for people said nothing of the rest (only the NDJSON's plan.dropped_streams did). Now a
-  /// `left out:` line names them; ffprobe confirms what the output carries.
+  /// AAC, 3 SubRip): the remux for ios-17 wrote one video and one audio stream, silently (only
+  /// the NDJSON's plan.dropped_streams said so). Now the second AAC track is copied too (it
+  /// plays as the first does) and the SubRip track, which MP4 cannot carry, is named on a
+  /// `left out:` line; ffprobe confirms what the output carries.
   @Test func leftOutStreamsAreNamed() throws {
     let directory = try TemporaryDirectory()
     let subtitles = directory.path("subs.srt")
@@ -226,9 +227,18 @@ import Testing
     let output = directory.path("out.mp4")
     let fixed = try run("mediacompat", ["--fix", "--platform", "ios-17", "-o", output, input])
     #expect(fixed.status == 0, "\(fixed.stderr)")
-    #expect(fixed.text.contains("left out: streams 2, 3"), "\(fixed.text)")
-    let written = try ffprobeStreams(output).compactMap { $0["codec_type"] as? String }
-    #expect(written == ["video", "audio"])
+    #expect(fixed.text.contains("also copied: stream 2\n"), "\(fixed.text)")
+    #expect(fixed.text.contains("left out: stream 3 "), "\(fixed.text)")
+    let written = try ffprobeStreams(output)
+    #expect(written.compactMap { $0["codec_type"] as? String } == ["video", "audio", "audio"])
+    // The second track is the 880 Hz one, copied: its packets are the input's.
+    let hashes = try run(
+      "ffmpeg",
+      ["-nostdin", "-v", "error", "-i", output, "-map", "0:a:1", "-c", "copy", "-f", "md5", "-"])
+    let source = try run(
+      "ffmpeg",
+      ["-nostdin", "-v", "error", "-i", input, "-map", "0:a:1", "-c", "copy", "-f", "md5", "-"])
+    #expect(hashes.text == source.text && !source.text.isEmpty)
   }
 
   /// An ALAC M4A with cover art (by construction: stream 0 ALAC, stream 1 an attached JPEG) for
@@ -388,5 +398,40 @@ import Testing
     #expect(out["nb_frames"] as? String == "25")
     #expect(out["start_time"] as? String == "0.000000")
     #expect(try verdicts(output, "chrome")["chrome"]?.0 == "pass")
+  }
+
+  /// H.264, AAC and 3GPP timed text (mov_text) in QuickTime, as phones and editors write
+  /// captions (by construction), for android-14, which lists MP4 but not QuickTime: the remux to
+  /// MP4 left the captions out though MP4 carries them. Now they are copied (ffprobe: a
+  /// mov_text subtitle stream in the output) and the output passes.
+  @Test func timedTextIsKept() throws {
+    let directory = try TemporaryDirectory()
+    let subtitles = directory.path("subs.srt")
+    try "1\n00:00:00,000 --> 00:00:00,500\nHello\n".write(
+      toFile: subtitles, atomically: true, encoding: .utf8)
+    let input = try make(
+      directory, "captions.mov",
+      Self.lavfi + [
+        "-i", subtitles, "-map", "0", "-map", "1", "-map", "2", "-c:v", "libx264", "-c:a", "aac",
+        "-c:s", "mov_text",
+      ])
+    #expect(
+      try ffprobeStreams(input).compactMap { $0["codec_name"] as? String } == [
+        "h264", "aac", "mov_text",
+      ])
+    let output = directory.path("out.mp4")
+    let fixed = try run(
+      "mediacompat", ["--fix", "--ndjson", "--platform", "android-14", "-o", output, input])
+    #expect(fixed.status == 0, "\(fixed.text) \(fixed.stderr)")
+    let record = try #require(
+      try JSONSerialization.jsonObject(with: Data(fixed.text.utf8)) as? [String: Any])
+    #expect(record["action"] as? String == "remux")
+    #expect(value(record, "plan", "kept_streams") as? [Int] == [2])
+    #expect(value(record, "plan", "dropped_streams") as? [Int] == [])
+    #expect(
+      try ffprobeStreams(output).compactMap { $0["codec_name"] as? String } == [
+        "h264", "aac", "mov_text",
+      ])
+    #expect(try verdicts(output, "android-14")["android-14"]?.0 == "pass")
   }
 }
