@@ -434,4 +434,64 @@ import Testing
       ])
     #expect(try verdicts(output, "android-14")["android-14"]?.0 == "pass")
   }
+
+  /// The size of the first DecoderConfigDescriptor in an MP4's `esds` box (ISO/IEC 14496-1
+  /// 7.2.6.6: 13 bytes, more when a DecoderSpecificInfo follows), read from the bytes.
+  func decoderConfigSize(_ path: String) throws -> Int? {
+    let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    guard
+      let at = (0..<(data.count - 4)).first(where: {
+        data[$0..<$0 + 4] == [0x65, 0x73, 0x64, 0x73]
+      })
+    else { return nil }
+    var i = at + 8  // 'esds', version and flags
+    func size() -> Int {
+      var value = 0
+      repeat {
+        value = value << 7 | Int(data[i] & 0x7F)
+        i += 1
+      } while data[i - 1] & 0x80 != 0
+      return value
+    }
+    guard data[i] == 0x03 else { return nil }
+    i += 1
+    _ = size()
+    i += 3  // ES_ID, flags (none set by FFmpeg)
+    guard data[i] == 0x04 else { return nil }
+    i += 1
+    return size()
+  }
+
+  /// MPEG-4 Part 2 and MP3 in AVI, as Xvid-era cameras and rippers wrote them (by construction:
+  /// AVI's MPEGLAYER3WAVEFORMAT gives the MP3 stream 12 bytes of extradata), for firefox
+  /// --strict: the video is re-encoded and the MP3 copied, and the copy carried those bytes
+  /// into MP4 as a DecoderSpecificInfo, which MP3 in MP4 has none of and with which Firefox ESR
+  /// 153 decodes no audio (browser oracle; the ffmpeg CLI's own -c copy writes the same box).
+  /// Now the copy leaves them out: the DecoderConfigDescriptor is the bare 13 bytes.
+  @Test func mp3FromAVIHasNoDecoderSpecificInfo() throws {
+    let directory = try TemporaryDirectory()
+    let input = try make(
+      directory, "xvid.avi", Self.lavfi + ["-c:v", "mpeg4", "-vtag", "XVID", "-c:a", "libmp3lame"])
+    let extradata = try run(
+      "ffprobe",
+      [
+        "-v", "error", "-select_streams", "a", "-show_entries", "stream=extradata_size", "-of",
+        "csv=p=0", input,
+      ])
+    #expect(extradata.text.trimmingCharacters(in: .whitespacesAndNewlines) == "12")
+    let cli = directory.path("cli.mp4")
+    let copied = try run(
+      "ffmpeg",
+      ["-nostdin", "-v", "error", "-i", input, "-c:v", "libx264", "-c:a", "copy", cli])
+    #expect(copied.status == 0)
+    #expect((try decoderConfigSize(cli) ?? 0) > 13)
+    let output = directory.path("out.mp4")
+    let fixed = try run(
+      "mediacompat", ["--fix", "--strict", "--platform", "firefox", "-o", output, input])
+    #expect(fixed.status == 0, "\(fixed.text) \(fixed.stderr)")
+    #expect(fixed.text.contains("audio 1: copy mp3"), "\(fixed.text)")
+    #expect(try decoderConfigSize(output) == 13)
+    let decoded = try run("ffmpeg", ["-nostdin", "-v", "error", "-i", output, "-f", "null", "-"])
+    #expect(decoded.status == 0 && decoded.stderr.isEmpty, "\(decoded.stderr)")
+  }
 }
