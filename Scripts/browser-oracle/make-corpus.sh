@@ -45,6 +45,14 @@ av "${x264[@]}" -pix_fmt yuv420p -c:a flac -strict -2 "$out/h264_flac.mp4" &
 wait
 ff -i "$src" -i "$out/h264_flac.mp4" -map 0:v -map 1:a -c copy "$out/h264_flac.mkv"
 ff -i "$src" -map 0:v -map 0:a -c:v copy -c:a pcm_s16le -f mov "$out/h264_pcm-s16le.mov"
+# PCM in QuickTime as cameras and editors write it (twos, in24, fl32, in32, raw, ulaw; big-endian
+# fl32 and in32 do not play in Chromium)
+for fmt in s16be s24be s24le f32le f32be s32le s32be u8 mulaw; do
+  ff -i "$src" -map 0:v -map 0:a -c:v copy -c:a "pcm_$fmt" -f mov "$out/h264_pcm-$fmt.mov"
+done
+for fmt in s16le s24le s16be f32le f64le u8; do
+  ff -i "$src" -map 0:v -map 0:a -c:v copy -c:a "pcm_$fmt" "$out/h264_pcm-$fmt.mkv"
+done
 
 # --- HEVC ---------------------------------------------------------------------------------------
 av "${x265[@]}" -pix_fmt yuv420p -tag:v hvc1 "${aac[@]}" "$out/hevc-main-hvc1_aac.mp4" &
@@ -116,6 +124,7 @@ ao -af "aformat=channel_layouts=5.1" -c:a pcm_s16le "$out/pcm-s16le-5.1.wav"  # 
 ao -c:a pcm_s16be "$out/pcm-s16be.aiff"
 ao -c:a pcm_s24be "$out/pcm-s24be.aiff"
 ao -c:a pcm_s16le "$out/pcm-s16le.caf"
+ao -c:a aac -b:a 96k -f 3gp "$out/aac.3gp"                    # AAC alone in 3GP plays in Firefox
 ao -c:a ac3 -b:a 192k "$out/ac3.ac3"
 ao -c:a eac3 -b:a 192k "$out/eac3.eac3"
 ao -c:a ac3 -b:a 192k "$out/ac3_audio-only.mp4"

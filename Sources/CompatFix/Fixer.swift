@@ -224,10 +224,33 @@ public struct Fixer: Sendable {
         atLeast = FixAction.allCases[FixAction.allCases.firstIndex(of: plan.action)! + 1]
         report.streams = []
         continue
+      } catch .checkFailed(let why)
+        where plan.action > .none && plan.action < .transcodeVideo && plan.video?.copy == true
+        && report.recheck?.integrity == .damaged && inputDecodesCleanly(path)
+      {
+        // The input decodes cleanly but its copied video does not in the new container: H.264
+        // with B-frames from AVI, whose index gives no presentation times, has them out of
+        // order in MP4 (the ffmpeg CLI's own remux decodes damaged too). The video is re-encoded
+        // instead. Nothing was written.
+        for action in FixAction.allCases where action >= plan.action && action < .transcodeVideo {
+          refused[action] = "the copied video decodes damaged in \(plan.container) (\(why))"
+        }
+        atLeast = .transcodeVideo
+        report.streams = []
+        report.recheck = nil
+        report.bytesOut = nil
+        continue
       }
       report.status = "fixed"
       return
     }
+  }
+
+  /// Whether the input decodes without an error at the re-check's scope (the `--verify` path).
+  private func inputDecodesCleanly(_ path: String) -> Bool {
+    let prober = Prober(
+      options: ProbeOptions(timeout: options.timeout, verify: options.recheckScope))
+    return (try? prober.probe(.file(path), path: path))?.integrity == .ok
   }
 
   /// The output's path: the given file, or `DIR/NAME.EXT` (the input's name, the plan's
@@ -314,10 +337,14 @@ public struct Fixer: Sendable {
           : plan.audio?.encode.map {
             $0.settings.ffmpegArguments + ["-ac", "\($0.channels)", "-ar", "\($0.sampleRate)"]
           }
+      // A kept further stream (a second audio track, timed text) is a copy in its own codec.
+      let kept = plan.keptStreams.contains(stream.input)
+      let probed = info.streams.first { $0.index == stream.input }
       return StreamOutcome(
-        input: stream.input, output: stream.output, kind: video ? "video" : "audio",
+        input: stream.input, output: stream.output,
+        kind: video ? "video" : probed?.type == .subtitle ? "subtitle" : "audio",
         treatment: stream.encoder == nil ? "copied" : "re-encoded",
-        codec: (video ? plan.video?.codec : plan.audio?.codec) ?? "",
+        codec: (kept ? probed?.codec.name : video ? plan.video?.codec : plan.audio?.codec) ?? "",
         settings: encodedSettings, packets: stream.packets)
     }
     report.timings["render"] = MonotonicClock.seconds() - clock
@@ -447,6 +474,9 @@ public struct Fixer: Sendable {
       } else {
         streams.append(Render.StreamChoice(input: audio.input, action: .copy))
       }
+    }
+    for index in plan.keptStreams {
+      streams.append(Render.StreamChoice(input: index, action: .copy))
     }
     return RenderSettings(
       streams: streams, container: plan.muxerName, muxerOptions: plan.muxerOptions,

@@ -110,7 +110,11 @@ public struct CompatibilityChecker: Sendable {
     func cost(_ fixes: [Fix]) -> Int {
       fixes.reduce(0) { $0 + [Fix.remux: 1, .transcodeAudio: 2, .transcodeVideo: 4][$1]! }
     }
-    guard let closest = platform.directPlay.min(by: { cost(mismatches($0)) < cost(mismatches($1)) })
+    // A row for audio files (no video codec: Firefox's AAC in 3GP) is not the closest for a
+    // file with video: its findings would read "video.codec h263 (in )".
+    let withVideo = platform.directPlay.filter { !$0.video.isEmpty }
+    let rows = video != nil && !withVideo.isEmpty ? withVideo : platform.directPlay
+    guard let closest = rows.min(by: { cost(mismatches($0)) < cost(mismatches($1)) })
     else { return [] }
     let source = platform.sources[closest.source]
     return mismatches(closest).map { fix in

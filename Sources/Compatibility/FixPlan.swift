@@ -164,6 +164,10 @@ public struct FixPlan: Codable, Sendable, Equatable {
   public var expected: [PlatformVerdict]
   /// Streams of the input the output leaves out (subtitles, data, further audio), by index.
   public var droppedStreams: [Int]
+  /// Further streams copied beside the video and the audio, by index: other audio tracks (a
+  /// second language) in the copied audio's codec, and 3GPP timed text (`mov_text`) into MP4
+  /// or QuickTime.
+  public var keptStreams: [Int] = []
 
   /// libavformat's muxer name for `container`.
   public var muxerName: String {
@@ -186,6 +190,7 @@ public struct FixPlan: Codable, Sendable, Equatable {
     var arguments = ["ffmpeg", "-nostdin"] + rotate + ["-i", input]
     if let video { arguments += ["-map", "0:\(video.input)"] }
     if let audio { arguments += ["-map", "0:\(audio.input)"] }
+    for index in keptStreams { arguments += ["-map", "0:\(index)"] }
     if let video {
       if let encode = video.encode {
         if encode.filter != "null" { arguments += ["-vf", encode.filter] }
@@ -214,6 +219,8 @@ public struct FixPlan: Codable, Sendable, Equatable {
         arguments += ["-c:a", "copy"]
       }
     }
+    // Kept further audio is in the copied audio's codec (`-c:a copy` above); timed text too.
+    if !keptStreams.isEmpty { arguments += ["-c:s", "copy"] }
     for (key, value) in muxerOptions.sorted(by: { $0.key < $1.key }) {
       arguments += ["-\(key)", value]
     }
@@ -234,8 +241,9 @@ public enum FixPlanError: ToolError, Equatable {
   case noPlayableStream
   /// The file's streams are encrypted (`drm_protected`): no re-encode or remux can help.
   case drmProtected(String)
-  /// No action this tool can take passes every named platform (`not_fixable`).
-  case notFixable([FixFinding])
+  /// No action this tool can take passes every named platform (`not_fixable`), with the
+  /// findings the best step would still fail, or why no step may touch the file.
+  case notFixable([FixFinding], because: String? = nil)
 
   /// The stable machine-readable code.
   public var code: String {
@@ -251,7 +259,10 @@ public enum FixPlanError: ToolError, Equatable {
     switch self {
     case .noPlayableStream: "the file has no audio or video stream to make playable"
     case .drmProtected(let detail): "the file is DRM-protected (\(detail)); it cannot be fixed"
-    case .notFixable(let findings):
+    case .notFixable(let findings, let reason?):
+      "no remux or re-encode this tool can do keeps the file right: \(reason); it fails: "
+        + findings.map(\.text).joined(separator: "; ")
+    case .notFixable(let findings, nil):
       "no remux or re-encode this tool can do passes every platform; the best would still fail: "
         + findings.map(\.text).joined(separator: "; ")
     }

@@ -69,7 +69,19 @@ public struct FixPlanner: Sendable {
     let source = facts.values["container"]?.description ?? ""
 
     var skipped: [SkippedStep] = []
+    let dolbyVision = video?.video?.dolbyVision
     for action in FixAction.allCases {
+      // Dolby Vision without a base layer other decoders show (profile 5: IPTPQc2 pictures,
+      // bl_signal_compatibility_id 0) needs its own sample entry (dvh1/dvhe): as hvc1 it shows
+      // wrong colours, FFmpeg 5.1's MP4 muxer cannot write dvh1, and its decoder does not apply
+      // the reshaping a re-encode would need. Only "nothing" is right for it.
+      if action != .none, let dv = dolbyVision, dv.blCompatibilityId == 0 {
+        let reason =
+          "Dolby Vision profile \(dv.profile) has no base layer other players can show "
+          + "(bl_signal_compatibility_id 0): tagged hvc1 or re-encoded it shows the wrong colours, "
+          + "and FFmpeg 5.1 cannot write dvh1"
+        throw .notFixable(failing, because: reason)
+      }
       switch step(action, info: info, facts: facts, video: video, audio: audio, source: source) {
       case .failure(let step):
         skipped.append(step)
@@ -83,17 +95,48 @@ public struct FixPlanner: Sendable {
         let reason =
           action == .none
           ? "already passes " + platforms.map(\.id).joined(separator: ", ")
-          : Self.reason(action, failing: failing)
+          : Self.reason(action, failing: failing, hasVideo: facts.hasVideo)
+        let kept = Self.keptStreams(info, candidate: candidate, dropped: dropped)
         return FixPlan(
           action: action, reason: reason, failing: failing, cheaperSteps: skipped,
           container: candidate.container, fileExtension: candidate.fileExtension,
-          muxerOptions: ["mp4", "mov"].contains(candidate.container)
-            ? ["movflags": "+faststart"] : [:],
+          muxerOptions: Self.muxerOptions(
+            candidate.container,
+            keepsDolbyVision: candidate.video?.copy == true && dolbyVision != nil),
           video: candidate.video, audio: candidate.audio, expected: expected,
-          droppedStreams: dropped)
+          droppedStreams: dropped.filter { !kept.contains($0) }, keptStreams: kept)
       }
     }
     throw .notFixable(skipped.last?.wouldFail ?? failing)
+  }
+
+  /// The further streams a plan copies: audio tracks in the codec of the copied audio (a second
+  /// language: they play as the first does), and 3GPP timed text into MP4 or QuickTime. Cover
+  /// art, data tracks and other subtitles stay out.
+  static func keptStreams(_ info: MediaInfo, candidate: Candidate, dropped: [Int]) -> [Int] {
+    let mp4 = ["mp4", "mov"].contains(candidate.container)
+    return info.streams.filter { stream in
+      guard dropped.contains(stream.index), stream.disposition["attached_pic"] != true else {
+        return false
+      }
+      switch stream.type {
+      case .audio:
+        guard let audio = candidate.audio, audio.copy else { return false }
+        return stream.codec.name == audio.codec
+      case .subtitle: return mp4 && stream.codec.name == "mov_text"
+      default: return false
+      }
+    }.map(\.index)
+  }
+
+  /// The muxer's options: fast start for MP4 and QuickTime; and when a copied video carries a
+  /// Dolby Vision configuration record, `strict=unofficial`, without which FFmpeg 5.1's MP4
+  /// muxer leaves the `dvcC`/`dvvC` box out (a profile 8 stream then plays as plain HDR10 or
+  /// HLG on a Dolby Vision device).
+  static func muxerOptions(_ container: String, keepsDolbyVision: Bool) -> [String: String] {
+    guard ["mp4", "mov"].contains(container) else { return [:] }
+    return keepsDolbyVision
+      ? ["movflags": "+faststart", "strict": "unofficial"] : ["movflags": "+faststart"]
   }
 
   /// A step's best output and its verdicts, or why the step cannot make the file pass.
@@ -363,7 +406,10 @@ public struct FixPlanner: Sendable {
     var seen: Set<String> = []
     for platform in platforms {
       let recipe = platform.transcode
-      for capped in [false, true] {
+      // A bit-rate tier (the 2012 mobile tiers, iphone-2012) is its size, rate and bit rate
+      // together: at the source's 240 fps x264 spent 105.6 kb/s of mobile-low's 96 (a failed
+      // re-check), so such a recipe is always held to its box and rate.
+      for capped in recipe.videoBitRate == nil ? [false, true] : [true] {
         var (width, height) = (v.width, v.height)
         var filters: [String] = []
         if interlaced { filters.append("yadif") }
@@ -382,6 +428,15 @@ public struct FixPlanner: Sendable {
               width: width, height: height, box: (boxWidth, boxHeight))
             scaled = true
           }
+        }
+        // 4:2:0 chroma covers two by two pixels: libx264 refuses an odd width or height in it
+        // (a 321x241 4:4:4 or MJPEG source), so the last column or row is cropped; square
+        // pixels kept, nothing resampled.
+        if (recipe.video.pixelFormat ?? "yuv420p").contains("420"),
+          width % 2 != 0 || height % 2 != 0
+        {
+          filters.append("crop=w=\(width / 2 * 2):h=\(height / 2 * 2):x=0:y=0")
+          (width, height) = (width / 2 * 2, height / 2 * 2)
         }
         var outRate = rate
         var rateCapped = false
@@ -498,7 +553,7 @@ public struct FixPlanner: Sendable {
     }
   }
 
-  static func reason(_ action: FixAction, failing: [FixFinding]) -> String {
+  static func reason(_ action: FixAction, failing: [FixFinding], hasVideo: Bool = true) -> String {
     let relevant = failing.filter { finding in
       switch action {
       case .none: false
@@ -514,7 +569,8 @@ public struct FixPlanner: Sendable {
       case .none: ""
       case .retag: "retag (packets copied)"
       case .remux: "remux (packets copied)"
-      case .transcodeAudio: "re-encode the audio (video copied)"
+      // An audio-only file (an M4A, its cover art aside) has no video to copy.
+      case .transcodeAudio: hasVideo ? "re-encode the audio (video copied)" : "re-encode the audio"
       case .transcodeVideo: "re-encode the video"
       }
     return "\(verb): " + cited.map(\.text).joined(separator: "; ")

@@ -385,13 +385,28 @@ final class VideoLane: Lane {
   func take(_ packet: Packet) throws(RenderError) {
     report.packetsRead += 1
     packet.shiftTimestamps(by: -offset)
+    // Packets with a decoding time but no presentation time (AVI: its index numbers frames in
+    // decoding order): the frames leave the decoder in presentation order, and the n-th gets
+    // the n-th packet's time, as the ffmpeg CLI's timestamps come out. The decoder's own guess
+    // starts late by its reordering delay and gives the frames flushed at the end no time
+    // (H.264 with B-frames from AVI: the first frame at 0.08 s, the last two lost).
+    if packet.pts == nil, !packet.isEmpty, let dts = packet.dts { untimed.append(dts) }
     try decode(packet)
   }
+
+  /// Decoding times of packets without a presentation time, in order (see `take`).
+  private var untimed: [Int64] = []
+  private var untimedNext = 0
 
   private func decode(_ packet: Packet?) throws(RenderError) {
     try decoder.decode(packet, into: decoded, failure: { _ in self.report.decodeErrors += 1 }) {
       (frame: Frame) throws(RenderError) -> Bool in
-      frame.pts = frame.bestEffortTimestamp
+      if frame.pts == nil, untimedNext < untimed.count {
+        frame.pts = untimed[untimedNext]
+        untimedNext += 1
+      } else {
+        frame.pts = frame.bestEffortTimestamp
+      }
       try push(frame)
       return true
     }

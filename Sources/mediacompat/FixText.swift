@@ -38,6 +38,19 @@ enum FixText {
             } ?? "copy \(audio.codec)"))
       }
       lines.append("  container: \(plan.container)")
+      if !plan.keptStreams.isEmpty {
+        lines.append(
+          "  also copied: stream" + (plan.keptStreams.count == 1 ? " " : "s ")
+            + plan.keptStreams.map(String.init).joined(separator: ", "))
+      }
+      if !plan.droppedStreams.isEmpty {
+        // Said here, not only in the NDJSON's plan: a second audio language or a subtitle track
+        // the output does not carry is a loss the user should see.
+        lines.append(
+          "  left out: stream" + (plan.droppedStreams.count == 1 ? " " : "s ")
+            + plan.droppedStreams.map(String.init).joined(separator: ", ")
+            + " (the output carries one video and one audio stream)")
+      }
     }
     if let command = report.command { lines.append("  ffmpeg: \(command)") }
     if let recheck = report.recheck {

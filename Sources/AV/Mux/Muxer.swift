@@ -156,6 +156,16 @@ package final class Muxer {
     let stream = try newStream()
     let parameters = input.pointee.codecpar!
     try check(avcodec_parameters_copy(stream.pointee.codecpar, parameters))
+    // MP3 has no decoder configuration in MP4 (ISO/IEC 14496-3 gives object type 0x6B none),
+    // but AVI's MPEGLAYER3WAVEFORMAT leaves 12 bytes of extradata that the MP4 muxer writes as a
+    // DecoderSpecificInfo, and Firefox then decodes no audio (the browser oracle; the ffmpeg
+    // CLI's own -c copy writes the same box). Dropped for the MP4 family.
+    if parameters.pointee.codec_id == AV_CODEC_ID_MP3,
+      ["mp4", "mov", "ipod", "3gp"].contains(formatName)
+    {
+      av_freep(&stream.pointee.codecpar.pointee.extradata)
+      stream.pointee.codecpar.pointee.extradata_size = 0
+    }
     let tags = pointer.pointee.oformat.pointee.codec_tag
     var tag: UInt32 = 0
     if tags == nil
