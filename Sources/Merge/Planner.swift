@@ -146,6 +146,12 @@ public struct MergePlanner: Sendable {
   static let bytesPerInputByte: Int64 = 32
   static let floorBytes: Int64 = 64 << 20
 
+  /// The largest picture any codec level takes: 35,651,584 luma samples (H.264 level 6.2's
+  /// MaxFS, 139,264 macroblocks of 256; HEVC level 6.2's MaxLumaPs; AV1 level 6.3's
+  /// MaxPicSize), and a side of at most √(8 × that), 16,888 (HEVC's rule; H.264's 16,880 in
+  /// whole macroblocks).
+  static let largestPicture = (samples: 35_651_584, side: 16_888)
+
   /// The most bytes a plan's output may take: 32 times the clips' bytes, at least 64 MiB, and
   /// twice what a platform recipe's bit rate (maxrate) and the audio take over the timeline.
   static func maxBytes(
@@ -178,6 +184,18 @@ public struct MergePlanner: Sendable {
           "\(source.label) lasts \(source.duration) s, more than its \(size) bytes can carry "
             + "(at least \(fixed(leastBytesPerSecond, places: 0)) byte a second)")
       }
+    }
+    // A damaged clip's header can claim a picture no encoder level takes (a 1,974-byte AV1 mutant
+    // said 5616x12013: libx264 ground through a 67-megapixel canvas for minutes).
+    let (width, height) = (plan.render.width, plan.render.height)
+    if plan.method == .encode,
+      width.multipliedReportingOverflow(by: height).partialValue > largestPicture.samples
+        || width > largestPicture.side || height > largestPicture.side
+        || width.multipliedReportingOverflow(by: height).overflow
+    {
+      reasons.append(
+        "the render size, \(width)x\(height), is larger than any codec level takes "
+          + "(\(largestPicture.samples) samples, \(largestPicture.side) a side)")
     }
     // The render runs on the compositor's frame grid, which takes rates up to 1000 fps (a
     // composition document's limit); a damaged clip's header can claim more.

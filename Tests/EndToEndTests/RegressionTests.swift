@@ -48,6 +48,9 @@ import Testing
     // bytes): Debian's dav1d 1.0.0 deadlocked in its frame threads on it, and mediaframe's
     // poster hung (5 of 8 runs idle, 8 of 8 loaded); it decodes one frame at a time now.
     #expect(Self.inputs.contains("av1_frame_threads_hang.mp4"))
+    // A fuzzed AV1 MP4 of 1,974 bytes declaring 5616x12013: mediamerge rendered a 12012x12012
+    // canvas for minutes (WildMergeTests checks it is refused).
+    #expect(Self.inputs.contains("av1_picture_size_huge.mp4"))
   }
 
   @Test(arguments: inputs)

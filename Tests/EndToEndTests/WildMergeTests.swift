@@ -219,6 +219,34 @@ import Testing
     #expect((error?["message"] as? String ?? "").contains("1200.000 fps"), "\(error ?? [:])")
   }
 
+  /// A picture no codec level takes: the fuzzing's 1,974-byte AV1 mutant declares 5616x12013
+  /// (ffprobe: the oracle), so the render size is 12012x12012 and libx264 ground through it for
+  /// minutes. The largest picture any level allows is 35,651,584 luma samples (H.264 level 6.2's
+  /// MaxFS, 139,264 macroblocks of 256, Table A-1; HEVC level 6.2's MaxLumaPs), 16,888 a side:
+  /// larger is `implausible_plan` before anything runs, also for --size 8192x8192 (67,108,864);
+  /// 8192x4320 (35,389,440) is planned.
+  @Test func aPictureNoCodecLevelTakesIsRefused() throws {
+    let mutant = "Tests/Regressions/av1_picture_size_huge.mp4"
+    let probed = try run(
+      "ffprobe",
+      ["-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0", mutant]
+    ).text.trimmingCharacters(in: .whitespacesAndNewlines)
+    #expect(probed == "5616,12013")
+    let directory = try TemporaryDirectory()
+    let ended = try Self.runBounded(
+      "mediamerge", [Self.pairA, mutant, "-o", directory.path("m.mp4")], limit: 60)
+    #expect(ended.status == 1 && ended.stderr.contains("[implausible_plan]"), "\(ended.stderr)")
+    #expect(ended.stderr.contains("larger than any codec level"), "\(ended.stderr)")
+    #expect(directory.contents.isEmpty)
+    let sized = try run(
+      "mediamerge", ["--plan", "--size", "8192x8192", Self.pairA, "-o", "x.mp4"])
+    #expect(sized.status == 1)
+    #expect(value(try sized.json(), "error", "code") as? String == "implausible_plan")
+    let largest = try run(
+      "mediamerge", ["--plan", "--size", "8192x4320", Self.pairA, "-o", "x.mp4"])
+    #expect(largest.status == 0, "\(largest.stderr)")
+  }
+
   /// `--timeout` covers the whole merge: a limit that passes during the work stops it with code
   /// `timeout`, and nothing is left.
   @Test func timeoutCoversTheRender() throws {
