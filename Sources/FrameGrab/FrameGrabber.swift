@@ -192,7 +192,7 @@ public final class FrameGrabber {
     let info = chosen.videoInfo(isCoverArt: cover)
     sampleAspectRatio = info.sampleAspectRatio
     if isStill && !cover,
-      let exif = JPEGOrientation.read(input.source) ?? StillOrientation.read(input.source)
+      let exif = StillOrientation.read(input.source)
     {
       orientation = Orientation(
         transform: JPEGOrientation.transform(exif, width: chosen.width, height: chosen.height),

@@ -206,6 +206,21 @@ import Testing
     #expect(value(video, "video", "orientation", "portrait") as? Bool == true)
   }
 
+  /// A PNG's eXIf chunk and a WebP's EXIF chunk hold the same TIFF structure as a JPEG's APP1
+  /// (Tests/FrameFixtures/wild_exif6.*, made by Scripts/make-wild-frame-fixtures.sh with
+  /// Orientation 6 on a 48x32 picture: the construction is the oracle, and PIL's
+  /// `ImageOps.exif_transpose` and the browsers turn such files): mediaprobe said `up`, while
+  /// mediaframe turned them; both read them through one reader now.
+  @Test(arguments: ["wild_exif6.png", "wild_exif6.webp"])
+  func exifOrientationOfPNGAndWebP(_ name: String) throws {
+    let video = try #require(
+      firstStream(try probeInput("Tests/FrameFixtures/\(name)"), "video"))
+    #expect(value(video, "video", "orientation", "name") as? String == "right")
+    #expect(value(video, "video", "orientation", "rotation") as? Int == 90)
+    #expect(value(video, "video", "orientation", "display_width") as? Int == 32)
+    #expect(value(video, "video", "orientation", "display_height") as? Int == 48)
+  }
+
   // MARK: - 9: HEIF and AVIF stills
 
   /// The primary image's size after its transformations, as libheif's heif-info prints it.

@@ -219,13 +219,14 @@ public struct Prober: Sendable {
   }
 
   /// The display transform of an input that is one still picture: a file a single-image demuxer
-  /// read (its EXIF orientation, for a JPEG), or an AVIF still FFmpeg 5.1 reads as a one-frame
+  /// read (its EXIF orientation: a JPEG's, a PNG's eXIf, a WebP's EXIF), or an AVIF still FFmpeg
+  /// 5.1 reads as a one-frame
   /// MP4 (its `irot` rotation). Nil for anything else.
   static func stillImage(_ input: InputFile, layout: BoxLayout?) -> AffineTransform? {
     // image2 (only with --allow-references) reads one picture too: on our own I/O context it
     // follows no pattern (img2dec.c: PT_NONE when the context has a pb).
     if InputFormats.isImagePipe(input.formatName) || input.formatName == "image2" {
-      let orientation = JPEGOrientation.read(input.source)  // nil unless a JPEG with EXIF
+      let orientation = StillOrientation.read(input.source)  // nil without EXIF
       let video = input.streams.first(where: \.isVideoType)
       return JPEGOrientation.transform(
         orientation ?? 1, width: video?.width ?? 0, height: video?.height ?? 0)

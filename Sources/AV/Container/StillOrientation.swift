@@ -1,12 +1,14 @@
-import AV
+import OutputKit
 
-/// The EXIF orientation of a still that is not a JPEG (`JPEGOrientation` reads those): a
-/// WebP's `EXIF` chunk (RIFF, in a VP8X file) and a PNG's `eXIf` chunk (PNG 1.5) hold the same
-/// TIFF structure as a JPEG's APP1 segment, and browsers (CSS `image-orientation: from-image`,
-/// the default since 2020) and PIL's `ImageOps.exif_transpose` turn the picture by it.
-enum StillOrientation {
-  /// The Orientation value (1-8) of a WebP or PNG file's EXIF, nil when it has none.
-  static func read(_ source: ByteSource) -> Int? {
+/// The EXIF orientation of a still picture: a JPEG's (`JPEGOrientation`), a WebP's `EXIF` chunk
+/// (RIFF, in a VP8X file) or a PNG's `eXIf` chunk (PNG 1.5), which hold the same TIFF structure
+/// as a JPEG's APP1 segment; browsers (CSS `image-orientation: from-image`, the default since
+/// 2020) and PIL's `ImageOps.exif_transpose` turn the picture by it. FFmpeg 5.1 turns none of
+/// them into a display matrix. The one reader for the probe and the frame grabber.
+package enum StillOrientation {
+  /// The Orientation value (1-8) of a JPEG, WebP or PNG file's EXIF, nil when it has none.
+  package static func read(_ source: ByteSource) -> Int? {
+    if let jpeg = JPEGOrientation.read(source) { return jpeg }
     let header = source.bytes(at: 0, count: 12)
     if header.count == 12, header[0..<4].elementsEqual("RIFF".utf8),
       header[8..<12].elementsEqual("WEBP".utf8)
