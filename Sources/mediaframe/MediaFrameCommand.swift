@@ -355,12 +355,6 @@ struct MediaFrameCommand: ParsableCommand {
       let (path, owner) = item
       var lines: [String] = []
       let display = path.display
-      if path.name.utf8.contains(0) {
-        // No file is named with a NUL byte: the system would read the name up to it (a
-        // NUL-separated list read without --null gave the first name's picture, under the
-        // whole list's name, with exit 0).
-        return (display, [], FrameError.input(.notFound))
-      }
       if let owner {
         return (
           display, [],

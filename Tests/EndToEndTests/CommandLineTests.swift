@@ -25,6 +25,28 @@ import Testing
 
   /// `--quiet` means the same in every tool: no report, errors still on stderr; asking for a
   /// report as well is a usage error.
+  /// A NUL-separated list read without `--null` gives one name holding NUL bytes: no file is
+  /// named so, and the system would read it up to the first NUL (the tools reported the first
+  /// file under the whole list's name, exit 0). It is `not_found` in every tool (the input
+  /// opening's rule, mediaframe's too: MediaFrameWildTests); with `--null`, both files.
+  @Test(arguments: tools)
+  func namesWithNulBytesAreNotFound(_ tool: String) throws {
+    let directory = try TemporaryDirectory()
+    let fixture = packageRoot.appendingPathComponent("\(fixturesDirectory)/tone.wav").path
+    let list = directory.path("list")
+    try Data("\(fixture)\0\(fixture)\0".utf8).write(to: URL(fileURLWithPath: list))
+    // mediacompat: a tone.wav plays on chrome; a file that cannot be probed is exit 2.
+    let extra =
+      tool == "media2wav"
+      ? ["--output-dir", directory.url.path, "--force", "--json"]
+      : tool == "mediacompat" ? ["--platform", "chrome", "--ndjson"] : []
+    let listed = try run(tool, extra + ["--files-from", list], in: directory.url)
+    #expect(listed.status == (tool == "mediacompat" ? 2 : 1), "\(tool): \(listed.stderr)")
+    #expect(listed.text.contains("\"not_found\""), "\(tool): \(listed.text.prefix(300))")
+    let null = try run(tool, extra + ["--files-from", list, "--null"], in: directory.url)
+    #expect(null.status == 0, "\(tool): \(null.stderr)")
+  }
+
   @Test func quietMeansNoReport() throws {
     let good = "\(fixturesDirectory)/tone.wav"
     let missing = "\(fixturesDirectory)/no-such-file.wav"

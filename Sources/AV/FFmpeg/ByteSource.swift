@@ -75,6 +75,10 @@ package final class ByteSource {
   ///   - maxBytes: read at most this many bytes (nil: no limit).
   /// - Throws: `OpenError`.
   package init(path: String, timeout: Double?, maxBytes: Int64?) throws(OpenError) {
+    // No file is named with a NUL byte; the system would read the name up to it (a
+    // NUL-separated list read without --null named the first file for the whole list, with
+    // exit 0, in every tool).
+    guard !path.utf8.contains(0) else { throw .notFound }
     var info = stat()
     guard FileName.withCString(path, { stat($0, &info) }) == 0 else {
       throw Self.openError(errno)
