@@ -189,9 +189,8 @@ public struct MergePlanner: Sendable {
     // said 5616x12013: libx264 ground through a 67-megapixel canvas for minutes).
     let (width, height) = (plan.render.width, plan.render.height)
     if plan.method == .encode,
-      width.multipliedReportingOverflow(by: height).partialValue > largestPicture.samples
-        || width > largestPicture.side || height > largestPicture.side
-        || width.multipliedReportingOverflow(by: height).overflow
+      width > largestPicture.side || height > largestPicture.side
+        || width * height > largestPicture.samples
     {
       reasons.append(
         "the render size, \(width)x\(height), is larger than any codec level takes "
